@@ -1,0 +1,36 @@
+package dev.skail;
+
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Triggers and queries executions from application code, e.g. a controller. Triggering is idempotent on the id:
+ * repeating a trigger returns the existing execution; repeating it with other arguments is a
+ * {@link SkailConflictException}.
+ */
+public interface SkailClient {
+
+    /**
+     * Starts the function of this workload named {@code function} under the id {@code taskId}.
+     * @throws SkailNotFoundException if no function has that name
+     * @throws SkailInvalidRequestException if the id or the arguments do not fit
+     * @throws SkailConflictException if the id exists with another function or other arguments
+     */
+    SkailExecution trigger(String function, String taskId, Object... arguments);
+
+    /**
+     * Starts a function by calling it on a stand-in of its bean, so the call is checked by the compiler and
+     * survives renames: {@code client.trigger("pedido-1", Pedidos.class, p -> p.processarPedido(id))}.
+     * The call records the method and arguments and returns a default value; it runs nothing.
+     */
+    <T> SkailExecution trigger(String taskId, Class<T> beanType, Consumer<T> call);
+
+    /** The execution with this id, if any. */
+    Optional<SkailExecution> find(String taskId);
+
+    /**
+     * The execution with its recorded steps and attempts.
+     * @throws SkailNotFoundException if there is no execution with this id
+     */
+    SkailHistory history(String taskId);
+}

@@ -1,0 +1,4 @@
+@NullMarked
+package dev.skail.actuate;
+
+import org.jspecify.annotations.NullMarked;

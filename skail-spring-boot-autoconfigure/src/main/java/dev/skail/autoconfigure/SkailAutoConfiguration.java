@@ -1,0 +1,134 @@
+package dev.skail.autoconfigure;
+
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.UUID;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.skail.SkailClient;
+import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.jdbc.JdbcExecutionStore;
+import dev.skail.platform.jdbc.SqlDialect;
+import dev.skail.platform.jdbc.StoreRetry;
+import dev.skail.runtime.Backoff;
+import dev.skail.runtime.DefaultSkailClient;
+import dev.skail.runtime.RuntimeSettings;
+import dev.skail.runtime.SkailBeanEnhancer;
+import dev.skail.runtime.SkailJson;
+import dev.skail.runtime.SkailRuntime;
+import dev.skail.runtime.SkailWorker;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the skail runtime on the embedded platform: the bean enhancer that intercepts functions
+ * and commands, the store (its own connection pool, never the application's {@code DataSource}), the runtime,
+ * the worker and the client. Time comes from the application's {@link Clock} bean when it has exactly one.
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(SkailProperties.class)
+public final class SkailAutoConfiguration {
+
+    @Bean
+    static SkailBeanEnhancer skailBeanEnhancer() {
+        return new SkailBeanEnhancer(SkailJson.createDefault());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    SkailJson skailJson() {
+        return SkailJson.createDefault();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    ExecutionStore skailExecutionStore(SkailProperties properties) {
+        SkailProperties.Store store = properties.getStore();
+        String url = (store.getUrl() != null) ? store.getUrl() : defaultUrl(store.getDirectory());
+        SqlDialect dialect = SqlDialect.fromUrl(url);
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("skail");
+        config.setJdbcUrl(url);
+        config.setUsername(store.getUsername());
+        config.setPassword(store.getPassword());
+        config.setMaximumPoolSize((store.getMaxPoolSize() != null) ? store.getMaxPoolSize()
+                : properties.getWorker().getConcurrency() + 4);
+        config.setConnectionTimeout(store.getConnectionTimeout().toMillis());
+        config.setInitializationFailTimeout(-1);
+        HikariDataSource dataSource = new HikariDataSource(config);
+        StoreRetry retry = new StoreRetry(dialect, store.getMaxAttempts(), java.time.Duration.ofMillis(100),
+                java.time.Duration.ofSeconds(5));
+        JdbcExecutionStore executionStore = new JdbcExecutionStore(dataSource, dialect, retry, dataSource);
+        executionStore.initialize();
+        return executionStore;
+    }
+
+    static String defaultUrl(Path directory) {
+        // FILE_LOCK=FS: the lock dies with the process; WRITE_DELAY=0: a commit is written before it returns
+        return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("skail") + ";FILE_LOCK=FS;WRITE_DELAY=0";
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    SkailRuntime skailRuntime(ExecutionStore store, SkailBeanEnhancer enhancer, BeanFactory beanFactory,
+            SkailJson json, ObjectProvider<Clock> clock, SkailProperties properties) {
+        return new SkailRuntime(store, enhancer::catalog, beanFactory, json, clock.getIfUnique(Clock::systemUTC),
+                settings(properties));
+    }
+
+    static RuntimeSettings settings(SkailProperties properties) {
+        String workload = properties.getWorkload();
+        if (workload == null || workload.isBlank()) {
+            throw new InvalidConfigurationPropertyValueException("skail.workload", workload,
+                    "skail needs the workload and version this application serves: set skail.workload (or the "
+                            + "SKAIL_WORKLOAD environment variable) to name:version, e.g. vendas:v1.0.0");
+        }
+        int colon = workload.indexOf(':');
+        if (colon <= 0 || colon == workload.length() - 1 || workload.indexOf(':', colon + 1) >= 0
+                || !workload.matches("[A-Za-z0-9._:-]+")) {
+            throw new InvalidConfigurationPropertyValueException("skail.workload", workload,
+                    "use name:version with letters, digits, '.', '_' or '-', e.g. vendas:v1.0.0");
+        }
+        SkailProperties.Retry.Backoff backoff = properties.getRetry().getBackoff();
+        String instanceId = (properties.getInstanceId() != null) ? properties.getInstanceId() : defaultInstanceId();
+        return new RuntimeSettings(workload.substring(0, colon), workload.substring(colon + 1), instanceId,
+                properties.getWorker().getLeaseDuration(),
+                new Backoff(backoff.getInitial(), backoff.getMultiplier(), backoff.getMax()));
+    }
+
+    private static String defaultInstanceId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        }
+        catch (Exception ex) {
+            host = "localhost";
+        }
+        return host + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "skail.worker.enabled", matchIfMissing = true)
+    SkailWorker skailWorker(SkailRuntime runtime, ExecutionStore store, ObjectProvider<Clock> clock,
+            SkailProperties properties) {
+        SkailProperties.Worker worker = properties.getWorker();
+        return new SkailWorker(runtime, store, clock.getIfUnique(Clock::systemUTC), worker.getConcurrency(),
+                worker.getPollInterval(), worker.getShutdownTimeout());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    SkailClient skailClient(SkailRuntime runtime, ObjectProvider<SkailWorker> worker) {
+        return new DefaultSkailClient(runtime, worker.getIfAvailable());
+    }
+}

@@ -1,0 +1,284 @@
+package dev.skail.autoconfigure;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration of the skail runtime and its embedded platform.
+ */
+@ConfigurationProperties("skail")
+public class SkailProperties {
+
+    /**
+     * Workload and version this runtime serves, as name:version (e.g. vendas:v1.0.0). Usually set with the
+     * SKAIL_WORKLOAD environment variable.
+     */
+    private @Nullable String workload;
+
+    /** Identity of this runtime instance, named on the leases it holds. Defaults to host name and a random suffix. */
+    private @Nullable String instanceId;
+
+    private final Store store = new Store();
+
+    private final Worker worker = new Worker();
+
+    private final Retry retry = new Retry();
+
+    private final Http http = new Http();
+
+    public @Nullable String getWorkload() {
+        return this.workload;
+    }
+
+    public void setWorkload(@Nullable String workload) {
+        this.workload = workload;
+    }
+
+    public @Nullable String getInstanceId() {
+        return this.instanceId;
+    }
+
+    public void setInstanceId(@Nullable String instanceId) {
+        this.instanceId = instanceId;
+    }
+
+    public Store getStore() {
+        return this.store;
+    }
+
+    public Worker getWorker() {
+        return this.worker;
+    }
+
+    public Retry getRetry() {
+        return this.retry;
+    }
+
+    public Http getHttp() {
+        return this.http;
+    }
+
+    public static class Store {
+
+        /** JDBC URL of the embedded platform's store. Defaults to an H2 database in the store directory. */
+        private @Nullable String url;
+
+        /** Directory of the default H2 store. */
+        private Path directory = Path.of(".skail");
+
+        /** User name of the store's database. */
+        private @Nullable String username;
+
+        /** Password of the store's database. */
+        private @Nullable String password;
+
+        /** Largest number of connections the store's own pool opens. Defaults to the worker concurrency plus 4. */
+        private @Nullable Integer maxPoolSize;
+
+        /** How long to wait for a connection of the store's pool. */
+        private Duration connectionTimeout = Duration.ofSeconds(5);
+
+        /** How many times a store operation that failed for a transport reason is tried before giving up. */
+        private int maxAttempts = 5;
+
+        public @Nullable String getUrl() {
+            return this.url;
+        }
+
+        public void setUrl(@Nullable String url) {
+            this.url = url;
+        }
+
+        public Path getDirectory() {
+            return this.directory;
+        }
+
+        public void setDirectory(Path directory) {
+            this.directory = directory;
+        }
+
+        public @Nullable String getUsername() {
+            return this.username;
+        }
+
+        public void setUsername(@Nullable String username) {
+            this.username = username;
+        }
+
+        public @Nullable String getPassword() {
+            return this.password;
+        }
+
+        public void setPassword(@Nullable String password) {
+            this.password = password;
+        }
+
+        public @Nullable Integer getMaxPoolSize() {
+            return this.maxPoolSize;
+        }
+
+        public void setMaxPoolSize(@Nullable Integer maxPoolSize) {
+            this.maxPoolSize = maxPoolSize;
+        }
+
+        public Duration getConnectionTimeout() {
+            return this.connectionTimeout;
+        }
+
+        public void setConnectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = connectionTimeout;
+        }
+
+        public int getMaxAttempts() {
+            return this.maxAttempts;
+        }
+
+        public void setMaxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+    }
+
+    public static class Worker {
+
+        /** Whether this application runs executions (false: it only triggers and queries them). */
+        private boolean enabled = true;
+
+        /** How many executions run at once. Defaults to four per core. */
+        private int concurrency = Math.max(4, 4 * Runtime.getRuntime().availableProcessors());
+
+        /** How often the store is polled for due executions. */
+        private Duration pollInterval = Duration.ofMillis(200);
+
+        /** How long a claim on an execution lasts without renewal; a crashed instance's work is taken over after it. */
+        private Duration leaseDuration = Duration.ofSeconds(30);
+
+        /** How long shutdown waits for running deliveries to finish. */
+        private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getConcurrency() {
+            return this.concurrency;
+        }
+
+        public void setConcurrency(int concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public Duration getPollInterval() {
+            return this.pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+
+        public Duration getLeaseDuration() {
+            return this.leaseDuration;
+        }
+
+        public void setLeaseDuration(Duration leaseDuration) {
+            this.leaseDuration = leaseDuration;
+        }
+
+        public Duration getShutdownTimeout() {
+            return this.shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+    }
+
+    public static class Retry {
+
+        private final Backoff backoff = new Backoff();
+
+        public Backoff getBackoff() {
+            return this.backoff;
+        }
+
+        public static class Backoff {
+
+            /** Wait before the first redelivery after a failure. */
+            private Duration initial = Duration.ofSeconds(1);
+
+            /** Growth of the wait per further attempt. */
+            private double multiplier = 2.0;
+
+            /** Longest wait between redeliveries. */
+            private Duration max = Duration.ofMinutes(5);
+
+            public Duration getInitial() {
+                return this.initial;
+            }
+
+            public void setInitial(Duration initial) {
+                this.initial = initial;
+            }
+
+            public double getMultiplier() {
+                return this.multiplier;
+            }
+
+            public void setMultiplier(double multiplier) {
+                this.multiplier = multiplier;
+            }
+
+            public Duration getMax() {
+                return this.max;
+            }
+
+            public void setMax(Duration max) {
+                this.max = max;
+            }
+        }
+    }
+
+    public static class Http {
+
+        /** Whether the skail HTTP API (trigger and executions routes) is served. */
+        private boolean enabled = true;
+
+        /** Key every skail route demands, in the X-Skail-Api-Key header, when set. */
+        private @Nullable String apiKey;
+
+        /** Largest trigger or fire body accepted; larger ones get 413. */
+        private DataSize maxBodySize = DataSize.ofMegabytes(1);
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public @Nullable String getApiKey() {
+            return this.apiKey;
+        }
+
+        public void setApiKey(@Nullable String apiKey) {
+            this.apiKey = apiKey;
+        }
+
+        public DataSize getMaxBodySize() {
+            return this.maxBodySize;
+        }
+
+        public void setMaxBodySize(DataSize maxBodySize) {
+            this.maxBodySize = maxBodySize;
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package dev.skail.autoconfigure;
+
+import dev.skail.runtime.SkailRuntime;
+import dev.skail.runtime.SkailWorker;
+import dev.skail.web.SkailApiController;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.servlet.DispatcherServlet;
+
+/** Auto-configuration of the skail HTTP API in a servlet web application. */
+@AutoConfiguration(after = SkailAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(DispatcherServlet.class)
+@ConditionalOnBean(SkailRuntime.class)
+@ConditionalOnBooleanProperty(name = "skail.http.enabled", matchIfMissing = true)
+public final class SkailWebAutoConfiguration {
+
+    private static final Log logger = LogFactory.getLog(SkailWebAutoConfiguration.class);
+
+    @Bean
+    @ConditionalOnMissingBean
+    SkailApiController skailApiController(SkailRuntime runtime, ObjectProvider<SkailWorker> worker,
+            SkailProperties properties) {
+        SkailProperties.Http http = properties.getHttp();
+        if (http.getApiKey() == null || http.getApiKey().isBlank()) {
+            logger.warn("skail.http.api-key is not set: the skail routes (/trigger, /api/v1/...) answer anyone who "
+                    + "reaches this application. Set it in production");
+        }
+        return new SkailApiController(runtime, worker.getIfAvailable(), http.getMaxBodySize().toBytes(),
+                http.getApiKey());
+    }
+}

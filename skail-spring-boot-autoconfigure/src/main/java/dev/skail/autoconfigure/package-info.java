@@ -1,0 +1,4 @@
+@NullMarked
+package dev.skail.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;

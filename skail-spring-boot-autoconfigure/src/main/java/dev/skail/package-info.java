@@ -1,0 +1,4 @@
+@NullMarked
+package dev.skail;
+
+import org.jspecify.annotations.NullMarked;

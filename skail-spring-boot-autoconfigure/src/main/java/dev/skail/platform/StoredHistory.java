@@ -1,0 +1,13 @@
+package dev.skail.platform;
+
+import java.util.List;
+
+/**
+ * An execution with its steps (by position) and attempts (by position, function attempt and number).
+ *
+ * @param execution the execution
+ * @param steps its steps
+ * @param attempts its attempts
+ */
+public record StoredHistory(ExecutionRow execution, List<StepRow> steps, List<AttemptRow> attempts) {
+}

@@ -1,0 +1,505 @@
+package dev.skail.platform.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.platform.AttemptRow;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.Lease;
+import dev.skail.platform.LeaseLostException;
+import dev.skail.platform.StepRow;
+import dev.skail.platform.StoredHistory;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The embedded platform's store on JDBC: H2 by default, PostgreSQL for several instances. It uses its own
+ * {@link DataSource}, never the application's. Transport failures are retried by {@link StoreRetry}.
+ */
+public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(JdbcExecutionStore.class);
+
+    private static final String EXECUTION_COLUMNS = "task_id, workload, version, function_name, arguments, status, "
+            + "result, error, attempt, retries_used, next_run_at, created_at, updated_at";
+
+    private static final String DUE = "((status IN ('PENDING', 'WAITING') AND next_run_at <= ?) "
+            + "OR (status = 'RUNNING' AND lease_until < ?))";
+
+    private final DataSource dataSource;
+
+    private final SqlDialect dialect;
+
+    private final StoreRetry retry;
+
+    private final @Nullable AutoCloseable owned;
+
+    /**
+     * @param dataSource the store's own data source
+     * @param dialect its database's dialect
+     * @param retry the retry of transport failures
+     * @param owned what {@link #close()} closes (the pool this store created), or {@code null}
+     */
+    public JdbcExecutionStore(DataSource dataSource, SqlDialect dialect, StoreRetry retry,
+            @Nullable AutoCloseable owned) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.retry = retry;
+        this.owned = owned;
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (this.owned != null) {
+            this.owned.close();
+        }
+    }
+
+    @Override
+    public void initialize() {
+        this.retry.run("initialize the schema", this::migrate);
+    }
+
+    private Void migrate() throws SQLException {
+        try (Connection connection = this.dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("CREATE TABLE IF NOT EXISTS skail_schema (version INT NOT NULL)");
+            }
+            connection.commit();
+            int current = 0;
+            try (Statement statement = connection.createStatement();
+                    ResultSet rs = statement.executeQuery("SELECT MAX(version) FROM skail_schema")) {
+                if (rs.next()) {
+                    current = rs.getInt(1);
+                }
+            }
+            List<List<String>> migrations = SchemaMigrations.all(this.dialect);
+            if (current > migrations.size()) {
+                throw new IllegalStateException("The skail store has schema version " + current
+                        + ", newer than this runtime knows (" + migrations.size() + "); upgrade the runtime");
+            }
+            for (int version = current + 1; version <= migrations.size(); version++) {
+                try (Statement statement = connection.createStatement()) {
+                    for (String sql : migrations.get(version - 1)) {
+                        statement.execute(sql);
+                    }
+                    statement.execute("INSERT INTO skail_schema (version) VALUES (" + version + ")");
+                }
+                connection.commit();
+                logger.info("skail store schema migrated to version " + version);
+            }
+            return null;
+        }
+    }
+
+    @Override
+    public void ping() {
+        this.retry.once("ping the store", () -> {
+            try (Connection connection = this.dataSource.getConnection()) {
+                if (!connection.isValid(2)) {
+                    throw new SQLException("connection is not valid", "08000");
+                }
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public Optional<ExecutionRow> create(ExecutionRow execution) {
+        return this.retry.run("create execution " + execution.taskId(), () -> inTransaction(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("INSERT INTO skail_execution (" + EXECUTION_COLUMNS
+                    + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                ps.setString(1, execution.taskId());
+                ps.setString(2, execution.workload());
+                ps.setString(3, execution.version());
+                ps.setString(4, execution.function());
+                ps.setString(5, execution.arguments());
+                ps.setString(6, execution.status().name());
+                ps.setString(7, execution.result());
+                ps.setString(8, execution.error());
+                ps.setInt(9, execution.attempt());
+                ps.setInt(10, execution.retriesUsed());
+                setLong(ps, 11, execution.nextRunAt());
+                ps.setLong(12, execution.createdAt());
+                ps.setLong(13, execution.updatedAt());
+                ps.executeUpdate();
+                return Optional.<ExecutionRow>empty();
+            }
+            catch (SQLException ex) {
+                if (this.dialect.isUniqueViolation(ex)) {
+                    connection.rollback();
+                    return Optional.of(findExecution(connection, execution.taskId())
+                        .orElseThrow(() -> new IllegalStateException("execution vanished", ex)));
+                }
+                throw ex;
+            }
+        }));
+    }
+
+    @Override
+    public Optional<ExecutionRow> find(String taskId) {
+        return this.retry.run("read execution " + taskId, () -> {
+            try (Connection connection = this.dataSource.getConnection()) {
+                return findExecution(connection, taskId);
+            }
+        });
+    }
+
+    @Override
+    public Optional<StoredHistory> history(String taskId) {
+        return this.retry.run("read history " + taskId, () -> {
+            try (Connection connection = this.dataSource.getConnection()) {
+                Optional<ExecutionRow> execution = findExecution(connection, taskId);
+                if (execution.isEmpty()) {
+                    return Optional.<StoredHistory>empty();
+                }
+                return Optional.of(new StoredHistory(execution.get(), steps(connection, taskId),
+                        attempts(connection, taskId)));
+            }
+        });
+    }
+
+    @Override
+    public List<ExecutionRow> list(@Nullable ExecutionStatus status, int limit) {
+        return this.retry.run("list executions", () -> {
+            try (Connection connection = this.dataSource.getConnection();
+                    PreparedStatement ps = connection.prepareStatement("SELECT " + EXECUTION_COLUMNS
+                            + " FROM skail_execution" + ((status != null) ? " WHERE status = ?" : "")
+                            + " ORDER BY created_at DESC, task_id FETCH FIRST " + limit + " ROWS ONLY")) {
+                if (status != null) {
+                    ps.setString(1, status.name());
+                }
+                List<ExecutionRow> rows = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(executionRow(rs));
+                    }
+                }
+                return rows;
+            }
+        });
+    }
+
+    @Override
+    public List<Lease> claimDue(String workload, String version, String owner, int limit, long now,
+            long leaseUntil) {
+        return this.retry.run("claim due executions", () -> {
+            List<String> candidates = new ArrayList<>();
+            try (Connection connection = this.dataSource.getConnection();
+                    PreparedStatement ps = connection.prepareStatement("SELECT task_id FROM skail_execution "
+                            + "WHERE workload = ? AND version = ? AND " + DUE
+                            + " ORDER BY next_run_at FETCH FIRST " + limit + " ROWS ONLY")) {
+                ps.setString(1, workload);
+                ps.setString(2, version);
+                ps.setLong(3, now);
+                ps.setLong(4, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        candidates.add(rs.getString(1));
+                    }
+                }
+            }
+            List<Lease> leases = new ArrayList<>();
+            for (String taskId : candidates) {
+                claimOne(taskId, owner, now, leaseUntil).ifPresent(leases::add);
+            }
+            return leases;
+        });
+    }
+
+    @Override
+    public Optional<Lease> claim(String taskId, String owner, long now, long leaseUntil) {
+        return this.retry.run("claim execution " + taskId, () -> claimOne(taskId, owner, now, leaseUntil));
+    }
+
+    private Optional<Lease> claimOne(String taskId, String owner, long now, long leaseUntil) throws SQLException {
+        String token = UUID.randomUUID().toString();
+        return inTransaction(connection -> {
+            try (PreparedStatement ps = connection.prepareStatement("UPDATE skail_execution SET status = 'RUNNING', "
+                    + "lease_owner = ?, lease_token = ?, lease_until = ?, updated_at = ? WHERE task_id = ? AND " + DUE)) {
+                ps.setString(1, owner);
+                ps.setString(2, token);
+                ps.setLong(3, leaseUntil);
+                ps.setLong(4, now);
+                ps.setString(5, taskId);
+                ps.setLong(6, now);
+                ps.setLong(7, now);
+                return (ps.executeUpdate() == 1) ? Optional.of(new Lease(taskId, owner, token)) : Optional.empty();
+            }
+        });
+    }
+
+    @Override
+    public List<Lease> renew(List<Lease> leases, long now, long leaseUntil) {
+        return this.retry.run("renew leases", () -> inTransaction(connection -> {
+            List<Lease> lost = new ArrayList<>();
+            for (Lease lease : leases) {
+                if (!fence(connection, lease, now, leaseUntil)) {
+                    lost.add(lease);
+                }
+            }
+            return lost;
+        }));
+    }
+
+    @Override
+    public void recordStep(Lease lease, StepRow step, AttemptRow attempt, long now, long leaseUntil) {
+        this.retry.run("record step " + step.position() + " of " + lease.taskId(), () -> inTransaction(connection -> {
+            requireLease(connection, lease, now, leaseUntil);
+            insertStep(connection, step);
+            insertAttempt(connection, attempt);
+            return null;
+        }));
+    }
+
+    @Override
+    public void scheduleRetry(Lease lease, AttemptRow attempt, long nextRunAt, long now) {
+        this.retry.run("schedule a retry of " + lease.taskId(), () -> inTransaction(connection -> {
+            requireLease(connection, lease, now, now);
+            insertAttempt(connection, attempt);
+            update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
+                    + "lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?", nextRunAt, now,
+                    lease.taskId());
+            return null;
+        }));
+    }
+
+    @Override
+    public void scheduleFunctionRetry(Lease lease, AttemptRow attempt, long nextRunAt, long now) {
+        this.retry.run("schedule a function retry of " + lease.taskId(), () -> inTransaction(connection -> {
+            requireLease(connection, lease, now, now);
+            insertAttempt(connection, attempt);
+            dropTrailingFailedSteps(connection, lease.taskId());
+            update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
+                    + "attempt = attempt + 1, retries_used = retries_used + 1, "
+                    + "lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?", nextRunAt, now,
+                    lease.taskId());
+            return null;
+        }));
+    }
+
+    private void dropTrailingFailedSteps(Connection connection, String taskId) throws SQLException {
+        List<StepRow> steps = steps(connection, taskId);
+        for (int i = steps.size() - 1; i >= 0 && StepRow.FAILED.equals(steps.get(i).status()); i--) {
+            update(connection, "DELETE FROM skail_step WHERE task_id = ? AND position = ?", taskId,
+                    steps.get(i).position());
+        }
+    }
+
+    @Override
+    public void complete(Lease lease, @Nullable String resultJson, long now) {
+        this.retry.run("complete " + lease.taskId(), () -> inTransaction(connection -> {
+            requireLease(connection, lease, now, now);
+            update(connection, "UPDATE skail_execution SET status = 'COMPLETED', result = ?, next_run_at = NULL, "
+                    + "updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?",
+                    resultJson, now, lease.taskId());
+            return null;
+        }));
+    }
+
+    @Override
+    public void fail(Lease lease, String errorJson, @Nullable AttemptRow attempt, long now) {
+        this.retry.run("fail " + lease.taskId(), () -> inTransaction(connection -> {
+            requireLease(connection, lease, now, now);
+            if (attempt != null) {
+                insertAttempt(connection, attempt);
+            }
+            update(connection, "UPDATE skail_execution SET status = 'FAILED', error = ?, next_run_at = NULL, "
+                    + "updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?",
+                    errorJson, now, lease.taskId());
+            return null;
+        }));
+    }
+
+    @Override
+    public void release(Lease lease, long now) {
+        this.retry.run("release " + lease.taskId(), () -> inTransaction(connection -> {
+            // due again at once: whoever polls next picks it up
+            update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
+                    + "lease_owner = NULL, lease_token = NULL, lease_until = NULL "
+                    + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'", now, now, lease.taskId(),
+                    lease.token());
+            return null;
+        }));
+    }
+
+    @Override
+    public Map<String, Long> counts(String workload, String version, long now) {
+        return this.retry.run("count executions", () -> {
+            Map<String, Long> counts = new LinkedHashMap<>();
+            for (ExecutionStatus status : ExecutionStatus.values()) {
+                counts.put(status.name(), 0L);
+            }
+            try (Connection connection = this.dataSource.getConnection()) {
+                try (PreparedStatement ps = connection.prepareStatement("SELECT status, COUNT(*) FROM skail_execution "
+                        + "WHERE workload = ? AND version = ? GROUP BY status")) {
+                    ps.setString(1, workload);
+                    ps.setString(2, version);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            counts.put(rs.getString(1), rs.getLong(2));
+                        }
+                    }
+                }
+                try (PreparedStatement ps = connection.prepareStatement("SELECT COUNT(*) FROM skail_execution "
+                        + "WHERE workload = ? AND version = ? AND " + DUE)) {
+                    ps.setString(1, workload);
+                    ps.setString(2, version);
+                    ps.setLong(3, now);
+                    ps.setLong(4, now);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        counts.put("READY", rs.getLong(1));
+                    }
+                }
+            }
+            return counts;
+        });
+    }
+
+    private void requireLease(Connection connection, Lease lease, long now, long leaseUntil) throws SQLException {
+        if (!fence(connection, lease, now, leaseUntil)) {
+            throw new LeaseLostException(lease.taskId());
+        }
+    }
+
+    private boolean fence(Connection connection, Lease lease, long now, long leaseUntil) throws SQLException {
+        return update(connection, "UPDATE skail_execution SET lease_until = ?, updated_at = ? "
+                + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'", leaseUntil, now, lease.taskId(),
+                lease.token()) == 1;
+    }
+
+    private void insertStep(Connection connection, StepRow step) throws SQLException {
+        update(connection, "INSERT INTO skail_step (task_id, position, kind, name, arguments, status, result, error, "
+                + "idempotency_key, function_attempt, started_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                step.taskId(), step.position(), step.kind(), step.name(), step.arguments(), step.status(), step.result(),
+                step.error(), step.idempotencyKey(), step.functionAttempt(), step.startedAt(), step.completedAt());
+    }
+
+    private void insertAttempt(Connection connection, AttemptRow attempt) throws SQLException {
+        update(connection, "INSERT INTO skail_attempt (task_id, position, function_attempt, number, started_at, "
+                + "ended_at, outcome, error, decision, backoff_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                attempt.taskId(), attempt.position(), attempt.functionAttempt(), attempt.number(), attempt.startedAt(),
+                attempt.endedAt(), attempt.outcome(), attempt.error(), attempt.decision(), attempt.backoffMillis());
+    }
+
+    private Optional<ExecutionRow> findExecution(Connection connection, String taskId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT " + EXECUTION_COLUMNS
+                + " FROM skail_execution WHERE task_id = ?")) {
+            ps.setString(1, taskId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(executionRow(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    private List<StepRow> steps(Connection connection, String taskId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT task_id, position, kind, name, arguments, "
+                + "status, result, error, idempotency_key, function_attempt, started_at, completed_at FROM skail_step "
+                + "WHERE task_id = ? ORDER BY position")) {
+            ps.setString(1, taskId);
+            List<StepRow> steps = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    steps.add(new StepRow(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getString(4),
+                            rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9),
+                            rs.getInt(10), rs.getLong(11), rs.getLong(12)));
+                }
+            }
+            return steps;
+        }
+    }
+
+    private List<AttemptRow> attempts(Connection connection, String taskId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT task_id, position, function_attempt, number, "
+                + "started_at, ended_at, outcome, error, decision, backoff_ms FROM skail_attempt WHERE task_id = ? "
+                + "ORDER BY position, function_attempt, number")) {
+            ps.setString(1, taskId);
+            List<AttemptRow> attempts = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    long backoff = rs.getLong(10);
+                    Long backoffMillis = rs.wasNull() ? null : backoff;
+                    attempts.add(new AttemptRow(rs.getString(1), rs.getInt(2), rs.getInt(3), rs.getInt(4),
+                            rs.getLong(5), rs.getLong(6), rs.getString(7), rs.getString(8), rs.getString(9),
+                            backoffMillis));
+                }
+            }
+            return attempts;
+        }
+    }
+
+    private static ExecutionRow executionRow(ResultSet rs) throws SQLException {
+        long next = rs.getLong(11);
+        Long nextRunAt = rs.wasNull() ? null : next;
+        return new ExecutionRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                ExecutionStatus.valueOf(rs.getString(6)), rs.getString(7), rs.getString(8), rs.getInt(9),
+                rs.getInt(10), nextRunAt, rs.getLong(12), rs.getLong(13));
+    }
+
+    private static int update(Connection connection, String sql, @Nullable Object... values) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            for (int i = 0; i < values.length; i++) {
+                Object value = values[i];
+                if (value == null) {
+                    ps.setNull(i + 1, Types.VARCHAR);
+                }
+                else {
+                    ps.setObject(i + 1, value);
+                }
+            }
+            return ps.executeUpdate();
+        }
+    }
+
+    private static void setLong(PreparedStatement ps, int index, @Nullable Long value) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, Types.BIGINT);
+        }
+        else {
+            ps.setLong(index, value);
+        }
+    }
+
+    private <T> T inTransaction(SqlWork<T> work) throws SQLException {
+        try (Connection connection = this.dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try {
+                T result = work.run(connection);
+                connection.commit();
+                return result;
+            }
+            catch (SQLException | RuntimeException ex) {
+                try {
+                    connection.rollback();
+                }
+                catch (SQLException rollbackFailure) {
+                    ex.addSuppressed(rollbackFailure);
+                }
+                throw ex;
+            }
+        }
+    }
+
+    @FunctionalInterface
+    interface SqlWork<T> {
+
+        T run(Connection connection) throws SQLException;
+    }
+}

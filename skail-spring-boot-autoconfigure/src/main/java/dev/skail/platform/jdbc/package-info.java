@@ -1,0 +1,4 @@
+@NullMarked
+package dev.skail.platform.jdbc;
+
+import org.jspecify.annotations.NullMarked;

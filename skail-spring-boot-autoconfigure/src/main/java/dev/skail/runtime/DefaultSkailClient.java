@@ -1,0 +1,95 @@
+package dev.skail.runtime;
+
+import java.lang.reflect.Method;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import dev.skail.SkailClient;
+import dev.skail.SkailExecution;
+import dev.skail.SkailHistory;
+import dev.skail.SkailInvalidRequestException;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.util.ClassUtils;
+
+/** The {@link SkailClient} of the embedded platform: triggers go straight to the store, then wake the worker. */
+public class DefaultSkailClient implements SkailClient {
+
+    private final SkailRuntime runtime;
+
+    private final @Nullable SkailWorker worker;
+
+    public DefaultSkailClient(SkailRuntime runtime, @Nullable SkailWorker worker) {
+        this.runtime = runtime;
+        this.worker = worker;
+    }
+
+    @Override
+    public SkailExecution trigger(String function, String taskId, Object... arguments) {
+        RuntimeSettings settings = this.runtime.settings();
+        SkailRuntime.Triggered triggered = this.runtime.trigger(settings.workload(), settings.version(), function,
+                taskId, this.runtime.encode(function, arguments));
+        if (triggered.created() && this.worker != null) {
+            this.worker.nudge();
+        }
+        return triggered.execution();
+    }
+
+    @Override
+    public <T> SkailExecution trigger(String taskId, Class<T> beanType, Consumer<T> call) {
+        AtomicReference<Invocation> recorded = new AtomicReference<>();
+        ProxyFactory factory = new ProxyFactory();
+        factory.setTargetClass(ClassUtils.getUserClass(beanType));
+        factory.setProxyTargetClass(true);
+        factory.addAdvice((MethodInterceptor) (invocation) -> {
+            recorded.compareAndSet(null, new Invocation(invocation.getMethod(), invocation.getArguments()));
+            return defaultValue(invocation.getMethod().getReturnType());
+        });
+        @SuppressWarnings("unchecked")
+        T stand = (T) factory.getProxy(beanType.getClassLoader());
+        call.accept(stand);
+        Invocation invocation = recorded.get();
+        StepMethod step = (invocation != null) ? StepMethod.of(invocation.method()) : null;
+        if (step == null || !step.function()) {
+            throw new SkailInvalidRequestException("The call given to trigger must call one @SkailFunction method of "
+                    + beanType.getName() + (invocation != null ? ", not " + invocation.method().getName() : ""));
+        }
+        return trigger(step.name(), taskId, invocation.arguments());
+    }
+
+    @Override
+    public Optional<SkailExecution> find(String taskId) {
+        return this.runtime.find(taskId);
+    }
+
+    @Override
+    public SkailHistory history(String taskId) {
+        return this.runtime.history(taskId);
+    }
+
+    private static @Nullable Object defaultValue(Class<?> type) {
+        if (!type.isPrimitive() || type == void.class) {
+            return null;
+        }
+        if (type == boolean.class) {
+            return false;
+        }
+        if (type == char.class) {
+            return '\0';
+        }
+        return switch (type.getName()) {
+            case "long" -> 0L;
+            case "float" -> 0f;
+            case "double" -> 0d;
+            case "byte" -> (byte) 0;
+            case "short" -> (short) 0;
+            default -> 0;
+        };
+    }
+
+    private record Invocation(Method method, Object[] arguments) {
+    }
+}

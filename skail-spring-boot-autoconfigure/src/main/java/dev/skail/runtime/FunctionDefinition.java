@@ -1,0 +1,14 @@
+package dev.skail.runtime;
+
+/**
+ * A function of the workload and the bean that runs it.
+ *
+ * @param step the annotated method
+ * @param beanName the bean that declares it
+ */
+public record FunctionDefinition(StepMethod step, String beanName) {
+
+    public String name() {
+        return this.step.name();
+    }
+}

@@ -1,0 +1,224 @@
+package dev.skail.runtime;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.skail.SkailCommand;
+import dev.skail.SkailFunction;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.AbstractBeanDefinition;
+import org.springframework.cglib.core.ClassLoaderAwareGeneratorStrategy;
+import org.springframework.cglib.core.SpringNamingPolicy;
+import org.springframework.cglib.proxy.Callback;
+import org.springframework.cglib.proxy.CallbackFilter;
+import org.springframework.cglib.proxy.Enhancer;
+import org.springframework.cglib.proxy.NoOp;
+import org.springframework.core.Ordered;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Finds the beans whose classes declare {@link SkailFunction} or {@link SkailCommand} methods, checks every
+ * declaration, and swaps each bean's class, before it is instantiated, for a generated subclass whose annotated
+ * methods go through the runtime. This is how Spring's own {@code @Configuration} classes intercept calls a bean
+ * makes to itself; proxies the application adds (e.g. {@code @Transactional}) still wrap the bean as usual.
+ */
+public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordered {
+
+    private static final Log logger = LogFactory.getLog(SkailBeanEnhancer.class);
+
+    private static final CallbackFilter FILTER = new AnnotatedMethodFilter();
+
+    private final SkailJson json;
+
+    private volatile SkailCatalog catalog = new SkailCatalog(Map.of());
+
+    public SkailBeanEnhancer(SkailJson json) {
+        this.json = json;
+    }
+
+    @Override
+    public int getOrder() {
+        return Ordered.LOWEST_PRECEDENCE - 10;
+    }
+
+    /** The functions found; complete once the bean factory has been post-processed. */
+    public SkailCatalog catalog() {
+        return this.catalog;
+    }
+
+    @Override
+    public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+        List<SkailDeclarationException.Problem> problems = new ArrayList<>();
+        Map<String, FunctionDefinition> functions = new LinkedHashMap<>();
+        ClassLoader classLoader = beanFactory.getBeanClassLoader();
+        for (String beanName : beanFactory.getBeanDefinitionNames()) {
+            BeanDefinition definition = beanFactory.getBeanDefinition(beanName);
+            Class<?> beanClass = beanClass(beanFactory, beanName, definition, classLoader);
+            if (beanClass == null) {
+                continue;
+            }
+            List<StepMethod> steps = stepMethods(beanClass);
+            if (steps.isEmpty()) {
+                continue;
+            }
+            int before = problems.size();
+            if (definition.getFactoryMethodName() != null || !(definition instanceof AbstractBeanDefinition)) {
+                problems.add(new SkailDeclarationException.Problem(beanClass.getName() + " (bean '" + beanName + "')",
+                        "is created by a @Bean factory method, so skail cannot intercept the calls it makes to itself",
+                        "declare the class as a component (@Service, @Component) or register it with @Import"));
+                continue;
+            }
+            if (Modifier.isFinal(beanClass.getModifiers())) {
+                problems.add(new SkailDeclarationException.Problem(beanClass.getName(), "is final",
+                        "remove 'final' from the class so skail can intercept its functions and commands"));
+            }
+            for (StepMethod step : steps) {
+                validate(step, problems);
+                if (step.function()) {
+                    FunctionDefinition existing = functions.putIfAbsent(step.name(),
+                            new FunctionDefinition(step, beanName));
+                    if (existing != null) {
+                        problems.add(new SkailDeclarationException.Problem(step.describe(),
+                                "has the function name '" + step.name() + "', already taken by "
+                                        + existing.step().describe(),
+                                "give one of them another name with @SkailFunction(name = \"...\")"));
+                    }
+                }
+            }
+            if (problems.size() == before) {
+                ((AbstractBeanDefinition) definition).setBeanClass(enhance(beanClass));
+                if (logger.isDebugEnabled()) {
+                    logger.debug("skail intercepts " + steps.size() + " method(s) of bean '" + beanName + "'");
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new SkailDeclarationException(problems);
+        }
+        this.catalog = new SkailCatalog(functions);
+    }
+
+    private static @Nullable Class<?> beanClass(ConfigurableListableBeanFactory beanFactory, String beanName,
+            BeanDefinition definition, @Nullable ClassLoader classLoader) {
+        if (definition.getFactoryMethodName() != null) {
+            Class<?> type = beanFactory.getType(beanName, false);
+            return (type != null) ? ClassUtils.getUserClass(type) : null;
+        }
+        String className = definition.getBeanClassName();
+        if (className == null || className.contains(ClassUtils.CGLIB_CLASS_SEPARATOR)) {
+            return null;
+        }
+        try {
+            return ClassUtils.forName(className, classLoader);
+        }
+        catch (ClassNotFoundException | LinkageError ex) {
+            return null;
+        }
+    }
+
+    static List<StepMethod> stepMethods(Class<?> beanClass) {
+        List<StepMethod> steps = new ArrayList<>();
+        for (Method method : ReflectionUtils.getUniqueDeclaredMethods(beanClass, ReflectionUtils.USER_DECLARED_METHODS)) {
+            StepMethod step = StepMethod.of(method);
+            if (step != null) {
+                steps.add(step);
+            }
+        }
+        return steps;
+    }
+
+    private void validate(StepMethod step, List<SkailDeclarationException.Problem> problems) {
+        Method method = step.method();
+        String where = step.describe();
+        String kind = step.function() ? "@SkailFunction" : "@SkailCommand";
+        int modifiers = method.getModifiers();
+        if (method.isAnnotationPresent(SkailFunction.class) && method.isAnnotationPresent(SkailCommand.class)) {
+            problems.add(new SkailDeclarationException.Problem(where, "is both a function and a command",
+                    "keep one of @SkailFunction and @SkailCommand"));
+        }
+        if (Modifier.isPrivate(modifiers)) {
+            problems.add(new SkailDeclarationException.Problem(where, kind + " method is private",
+                    "make it public (or protected, or package-private) so skail can intercept it"));
+        }
+        if (Modifier.isStatic(modifiers)) {
+            problems.add(new SkailDeclarationException.Problem(where, kind + " method is static",
+                    "make it an instance method of the bean"));
+        }
+        if (Modifier.isFinal(modifiers)) {
+            problems.add(new SkailDeclarationException.Problem(where, kind + " method is final",
+                    "remove 'final' so skail can intercept it"));
+        }
+        if (step.retryCount() < 0) {
+            problems.add(new SkailDeclarationException.Problem(where, "retryCount is negative",
+                    "use 0 (no redelivery) or more"));
+        }
+        Type[] parameters = method.getGenericParameterTypes();
+        for (int i = 0; i < parameters.length; i++) {
+            String why = step.function() ? this.json.whyNotReadable(parameters[i])
+                    : this.json.whyNotWritable(parameters[i]);
+            if (why != null) {
+                problems.add(new SkailDeclarationException.Problem(where,
+                        "parameter " + i + " of type " + parameters[i].getTypeName()
+                                + " cannot be recorded as JSON: " + why,
+                        "use a type Jackson can " + (step.function() ? "read" : "write")
+                                + " (a record, a class with a constructor Jackson can use, a collection of those)"));
+            }
+        }
+        Type returned = method.getGenericReturnType();
+        String why = this.json.whyNotWritable(returned);
+        if (why == null && !step.function()) {
+            why = this.json.whyNotReadable(returned);
+        }
+        if (why != null) {
+            problems.add(new SkailDeclarationException.Problem(where,
+                    "return type " + returned.getTypeName() + " cannot be recorded as JSON: " + why,
+                    "return a type Jackson can write and read back (a record, a class with a constructor Jackson "
+                            + "can use, a collection of those)"));
+        }
+    }
+
+    private static Class<?> enhance(Class<?> beanClass) {
+        Enhancer enhancer = new Enhancer();
+        enhancer.setSuperclass(beanClass);
+        enhancer.setUseFactory(false);
+        enhancer.setNamingPolicy(SpringNamingPolicy.INSTANCE);
+        enhancer.setAttemptLoad(true);
+        enhancer.setStrategy(new ClassLoaderAwareGeneratorStrategy(beanClass.getClassLoader()));
+        enhancer.setCallbackFilter(FILTER);
+        enhancer.setCallbackTypes(new Class<?>[] { StepInterceptor.class, NoOp.class });
+        Class<?> subclass = enhancer.createClass();
+        Enhancer.registerStaticCallbacks(subclass, new Callback[] { StepInterceptor.INSTANCE, NoOp.INSTANCE });
+        return subclass;
+    }
+
+    /** Routes annotated methods to the {@link StepInterceptor}, everything else straight to the bean's code. */
+    private static final class AnnotatedMethodFilter implements CallbackFilter {
+
+        @Override
+        public int accept(Method method) {
+            return (StepMethod.of(method) != null) ? 0 : 1;
+        }
+
+        @Override
+        public boolean equals(@Nullable Object other) {
+            return other instanceof AnnotatedMethodFilter;
+        }
+
+        @Override
+        public int hashCode() {
+            return AnnotatedMethodFilter.class.hashCode();
+        }
+    }
+}

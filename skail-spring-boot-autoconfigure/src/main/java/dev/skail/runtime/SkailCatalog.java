@@ -1,0 +1,25 @@
+package dev.skail.runtime;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/** The functions this runtime serves, by name, as discovered among the application's beans. */
+public final class SkailCatalog {
+
+    private final Map<String, FunctionDefinition> functions;
+
+    public SkailCatalog(Map<String, FunctionDefinition> functions) {
+        this.functions = Collections.unmodifiableMap(new TreeMap<>(functions));
+    }
+
+    public Optional<FunctionDefinition> function(String name) {
+        return Optional.ofNullable(this.functions.get(name));
+    }
+
+    public Collection<FunctionDefinition> functions() {
+        return this.functions.values();
+    }
+}

@@ -1,0 +1,396 @@
+package dev.skail.runtime;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.SkailAttempt;
+import dev.skail.SkailConflictException;
+import dev.skail.SkailExecution;
+import dev.skail.SkailHistory;
+import dev.skail.SkailInvalidRequestException;
+import dev.skail.SkailNotFoundException;
+import dev.skail.SkailStep;
+import dev.skail.platform.AttemptRow;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.Lease;
+import dev.skail.platform.LeaseLostException;
+import dev.skail.platform.StepRow;
+import dev.skail.platform.StoreUnavailableException;
+import dev.skail.platform.StoredHistory;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ArrayNode;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * The runtime: accepts triggers (S13) and runs deliveries. A delivery replays the function against its
+ * history and records what happened: completion, a function failure to redeliver (S5), or a failure for good.
+ */
+public class SkailRuntime {
+
+    private static final Log logger = LogFactory.getLog(SkailRuntime.class);
+
+    /** The characters an execution id may use: letters, digits and {@code . _ - : @}, 1 to 128 of them. */
+    public static final Pattern TASK_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}");
+
+    private final ExecutionStore store;
+
+    private final Supplier<SkailCatalog> catalog;
+
+    private final BeanFactory beanFactory;
+
+    private final SkailJson json;
+
+    private final Clock clock;
+
+    private final RuntimeSettings settings;
+
+    private volatile boolean stopping;
+
+    public SkailRuntime(ExecutionStore store, Supplier<SkailCatalog> catalog, BeanFactory beanFactory, SkailJson json,
+            Clock clock, RuntimeSettings settings) {
+        this.store = store;
+        this.catalog = catalog;
+        this.beanFactory = beanFactory;
+        this.json = json;
+        this.clock = clock;
+        this.settings = settings;
+    }
+
+    public RuntimeSettings settings() {
+        return this.settings;
+    }
+
+    public SkailCatalog catalog() {
+        return this.catalog.get();
+    }
+
+    ExecutionStore store() {
+        return this.store;
+    }
+
+    public SkailJson json() {
+        return this.json;
+    }
+
+    Clock clock() {
+        return this.clock;
+    }
+
+    long leaseUntil() {
+        return this.clock.millis() + this.settings.leaseDuration().toMillis();
+    }
+
+    long backoffMillis(int attempt) {
+        return this.settings.backoff().millis(attempt);
+    }
+
+    boolean isStopping() {
+        return this.stopping;
+    }
+
+    void stopping() {
+        this.stopping = true;
+    }
+
+    /**
+     * Creates an execution, or returns the one that exists with this id and these arguments.
+     * @return the execution and whether this call created it
+     */
+    public Triggered trigger(String workload, String version, String function, String taskId, JsonNode arguments) {
+        if (!this.settings.workload().equals(workload)) {
+            throw new SkailNotFoundException("Unknown workload '" + workload + "': this runtime serves '"
+                    + this.settings.workload() + "'");
+        }
+        if (!this.settings.version().equals(version)) {
+            throw new SkailNotFoundException("Unknown version '" + version + "' of workload '" + workload
+                    + "': this runtime serves '" + this.settings.version() + "'");
+        }
+        FunctionDefinition definition = catalog().function(function)
+            .orElseThrow(() -> new SkailNotFoundException("Unknown function '" + function + "' in workload '"
+                    + workload + ":" + version + "'; known: " + catalog().functions().stream()
+                        .map(FunctionDefinition::name).toList()));
+        if (!TASK_ID.matcher(taskId).matches()) {
+            throw new SkailInvalidRequestException("Invalid id '" + taskId + "': use 1 to 128 letters, digits and "
+                    + "'.', '_', '-', ':', '@', starting with a letter or digit");
+        }
+        ArrayNode positional = positional(definition, arguments);
+        decode(definition, positional);
+        long now = this.clock.millis();
+        ExecutionRow row = new ExecutionRow(taskId, workload, version, function, this.json.write(positional),
+                ExecutionStatus.PENDING, null, null, 1, 0, now, now, now);
+        Optional<ExecutionRow> existing = this.store.create(row);
+        if (existing.isEmpty()) {
+            return new Triggered(view(row), true);
+        }
+        ExecutionRow found = existing.get();
+        if (!found.function().equals(function) || !found.workload().equals(workload)
+                || !found.version().equals(version) || !this.json.parse(found.arguments()).equals(positional)) {
+            throw new SkailConflictException("Execution '" + taskId + "' already exists as " + found.workload() + ":"
+                    + found.version() + "/" + found.function() + " with arguments " + found.arguments()
+                    + "; a trigger that repeats an id must repeat its function and arguments");
+        }
+        return new Triggered(view(found), false);
+    }
+
+    /** Arguments given from Java code, as the JSON array a trigger carries. */
+    public ArrayNode encode(String function, Object[] arguments) {
+        FunctionDefinition definition = catalog().function(function)
+            .orElseThrow(() -> new SkailNotFoundException("Unknown function '" + function + "'"));
+        ArrayNode array = this.json.mapper().createArrayNode();
+        for (Object argument : arguments) {
+            array.add(this.json.tree(argument));
+        }
+        return positional(definition, array);
+    }
+
+    private ArrayNode positional(FunctionDefinition definition, JsonNode arguments) {
+        Type[] types = definition.step().method().getGenericParameterTypes();
+        ArrayNode array;
+        if (arguments.isMissingNode() || arguments.isNull() && types.length != 1) {
+            array = this.json.mapper().createArrayNode();
+        }
+        else if (types.length == 1 && !isPositionalFor(arguments, types[0])) {
+            array = this.json.mapper().createArrayNode().add(arguments);
+        }
+        else if (arguments.isArray()) {
+            array = (ArrayNode) arguments;
+        }
+        else {
+            throw new SkailInvalidRequestException("Function '" + definition.name() + "' takes " + types.length
+                    + " arguments: send them as a JSON array");
+        }
+        if (array.size() != types.length) {
+            throw new SkailInvalidRequestException("Function '" + definition.name() + "' takes " + types.length
+                    + " argument(s), but " + array.size() + " were given");
+        }
+        return array;
+    }
+
+    private boolean isPositionalFor(JsonNode arguments, Type type) {
+        if (!arguments.isArray()) {
+            return false;
+        }
+        // a one-parameter function whose parameter is itself an array or collection: [[1, 2]] is positional,
+        // [1, 2] is the bare value
+        boolean collection = this.json.mapper().constructType(type).isContainerType()
+                && !this.json.mapper().constructType(type).isMapLikeType();
+        return !collection || (arguments.size() == 1 && arguments.get(0).isArray());
+    }
+
+    private Object[] decode(FunctionDefinition definition, JsonNode array) {
+        Type[] types = definition.step().method().getGenericParameterTypes();
+        Object[] values = new Object[types.length];
+        for (int i = 0; i < types.length; i++) {
+            try {
+                values[i] = this.json.convert(array.get(i), types[i]);
+                if (values[i] == null && definition.step().method().getParameterTypes()[i].isPrimitive()) {
+                    throw new SkailInvalidRequestException("Argument " + i + " of function '" + definition.name()
+                            + "' is a " + types[i].getTypeName() + " and cannot be null");
+                }
+            }
+            catch (JacksonException | IllegalArgumentException ex) {
+                throw new SkailInvalidRequestException("Argument " + i + " of function '" + definition.name()
+                        + "' is not a valid " + types[i].getTypeName() + ": " + ((ex instanceof JacksonException jackson) ? jackson.getOriginalMessage() : ex.getMessage()), ex);
+            }
+        }
+        return values;
+    }
+
+    /** Runs one delivery of the execution this lease holds. */
+    public void deliver(Lease lease) {
+        StoredHistory history = this.store.history(lease.taskId()).orElse(null);
+        if (history == null) {
+            return;
+        }
+        ExecutionRow execution = history.execution();
+        FunctionDefinition definition = catalog().function(execution.function()).orElse(null);
+        if (definition == null) {
+            failForGood(lease, new SkailNotFoundException("Function '" + execution.function()
+                    + "' is not declared in this runtime of " + execution.workload() + ":" + execution.version()));
+            return;
+        }
+        Object[] arguments;
+        try {
+            arguments = decode(definition, this.json.parse(execution.arguments()));
+        }
+        catch (RuntimeException ex) {
+            failForGood(lease, ex);
+            return;
+        }
+        ExecutionContext context = new ExecutionContext(this, lease, history);
+        Object result = null;
+        Throwable failure = null;
+        context.bind();
+        try {
+            Object bean = this.beanFactory.getBean(definition.beanName());
+            Method method = AopUtils.selectInvocableMethod(definition.step().method(), bean.getClass());
+            ReflectionUtils.makeAccessible(method);
+            result = method.invoke(bean, arguments);
+        }
+        catch (InvocationTargetException ex) {
+            failure = ex.getTargetException();
+        }
+        catch (ReflectiveOperationException | RuntimeException ex) {
+            failure = ex;
+        }
+        catch (Suspension ex) {
+            failure = ex;
+        }
+        finally {
+            context.unbind();
+        }
+        settle(context, definition, result, failure);
+    }
+
+    private void settle(ExecutionContext context, FunctionDefinition definition, @Nullable Object result,
+            @Nullable Throwable failure) {
+        Lease lease = context.lease();
+        ExecutionRow execution = context.execution();
+        if (context.abandonCause() != null) {
+            logger.warn("skail delivery of '" + lease.taskId() + "' abandoned, not counted as an attempt: "
+                    + context.abandonCause().getMessage());
+            if (!(context.abandonCause() instanceof LeaseLostException)) {
+                safely(() -> this.store.release(lease, this.clock.millis()));
+            }
+            return;
+        }
+        if (context.stopped()) {
+            if (!(failure instanceof Suspension)) {
+                logger.error("skail function '" + definition.name() + "' of execution '" + lease.taskId()
+                        + "' went on after the runtime suspended it (" + context.stopReason() + "); it must not catch "
+                        + "Throwable or Error around steps. What it did after that point was not recorded");
+            }
+            return;
+        }
+        RuntimeException fatal = context.checkHistoryConsumed();
+        if (fatal != null) {
+            failForGood(lease, fatal);
+            return;
+        }
+        long now = this.clock.millis();
+        if (failure == null) {
+            String resultJson;
+            try {
+                resultJson = this.json.write(result);
+            }
+            catch (JacksonException ex) {
+                failure = ex;
+                resultJson = null;
+            }
+            if (failure == null) {
+                String recorded = resultJson;
+                safely(() -> this.store.complete(lease, recorded, now));
+                return;
+            }
+        }
+        String error = this.json.writeError(RecordedFailure.of(failure));
+        int retry = execution.retriesUsed() + 1;
+        if (retry <= definition.step().retryCount()) {
+            long backoff = backoffMillis(retry);
+            AttemptRow attempt = new AttemptRow(lease.taskId(), AttemptRow.FUNCTION_POSITION, execution.attempt(),
+                    retry, execution.updatedAt(), now, SkailAttempt.FAILED, error, SkailAttempt.RETRY, backoff);
+            safely(() -> this.store.scheduleFunctionRetry(lease, attempt, now + backoff, now));
+            logger.info("skail function '" + definition.name() + "' of execution '" + lease.taskId() + "' failed ("
+                    + failure + "); redelivery " + retry + " of " + definition.step().retryCount() + " in " + backoff
+                    + " ms");
+        }
+        else {
+            AttemptRow attempt = new AttemptRow(lease.taskId(), AttemptRow.FUNCTION_POSITION, execution.attempt(),
+                    retry, execution.updatedAt(), now, SkailAttempt.FAILED, error, SkailAttempt.GIVE_UP, null);
+            safely(() -> this.store.fail(lease, error, attempt, now));
+            logger.warn("skail execution '" + lease.taskId() + "' FAILED: function '" + definition.name()
+                    + "' failed and its " + definition.step().retryCount() + " redeliveries are spent", failure);
+        }
+    }
+
+    private void failForGood(Lease lease, Throwable cause) {
+        logger.error("skail execution '" + lease.taskId() + "' FAILED: " + cause.getMessage());
+        String error = this.json.writeError(RecordedFailure.of(cause));
+        safely(() -> this.store.fail(lease, error, null, this.clock.millis()));
+    }
+
+    private void safely(Runnable write) {
+        try {
+            write.run();
+        }
+        catch (LeaseLostException | StoreUnavailableException ex) {
+            logger.warn("skail could not record the end of a delivery; it will be redelivered: " + ex.getMessage());
+        }
+    }
+
+    public Optional<SkailExecution> find(String taskId) {
+        return this.store.find(taskId).map(this::view);
+    }
+
+    public SkailHistory history(String taskId) {
+        StoredHistory history = this.store.history(taskId)
+            .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
+        List<SkailStep> steps = new ArrayList<>();
+        for (StepRow step : history.steps()) {
+            List<SkailAttempt> attempts = history.attempts().stream()
+                .filter((attempt) -> attempt.position() == step.position())
+                .map(this::attemptView)
+                .toList();
+            steps.add(new SkailStep(step.position(), step.kind(), step.name(), this.json.parse(step.arguments()),
+                    step.status(), (step.result() != null) ? this.json.parse(step.result()) : null,
+                    this.json.readError(step.error()), step.idempotencyKey(), Instant.ofEpochMilli(step.startedAt()),
+                    Instant.ofEpochMilli(step.completedAt()), attempts));
+        }
+        List<SkailAttempt> functionAttempts = history.attempts().stream()
+            .filter((attempt) -> attempt.position() == AttemptRow.FUNCTION_POSITION)
+            .map(this::attemptView)
+            .toList();
+        return new SkailHistory(view(history.execution()), steps, functionAttempts);
+    }
+
+    /**
+     * Attempts of steps that are no longer in the history (failed steps dropped when the function was redelivered)
+     * are listed by {@link #history(String)} only through {@link SkailHistory#functionAttempts()}; they stay in the
+     * store for the Monitor.
+     */
+    private SkailAttempt attemptView(AttemptRow row) {
+        return new SkailAttempt(row.number(), row.functionAttempt(), Instant.ofEpochMilli(row.startedAt()),
+                Instant.ofEpochMilli(row.endedAt()), row.outcome(), this.json.readError(row.error()), row.decision(),
+                (row.backoffMillis() != null) ? Duration.ofMillis(row.backoffMillis()) : null);
+    }
+
+    public SkailExecution view(ExecutionRow row) {
+        return new SkailExecution(row.taskId(), row.workload(), row.version(), row.function(), row.status(),
+                this.json.parse(row.arguments()), (row.result() != null) ? this.json.parse(row.result()) : null,
+                this.json.readError(row.error()), row.attempt(), Instant.ofEpochMilli(row.createdAt()),
+                Instant.ofEpochMilli(row.updatedAt()),
+                (row.nextRunAt() != null) ? Instant.ofEpochMilli(row.nextRunAt()) : null);
+    }
+
+    public Map<String, Long> counts() {
+        return this.store.counts(this.settings.workload(), this.settings.version(), this.clock.millis());
+    }
+
+    /**
+     * The outcome of a trigger.
+     *
+     * @param execution the execution
+     * @param created whether this trigger created it
+     */
+    public record Triggered(SkailExecution execution, boolean created) {
+    }
+}

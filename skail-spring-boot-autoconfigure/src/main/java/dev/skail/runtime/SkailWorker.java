@@ -1,0 +1,250 @@
+package dev.skail.runtime;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.Lease;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Finds due executions and runs them, on threads of its own: a poller claims what is due (no
+ * {@code @EnableScheduling} needed), a pool of {@code concurrency} threads runs deliveries, and a heartbeat
+ * renews the leases of the executions running. Each execution is run by one thread at a time (S14): the lease is
+ * the guard across instances and this worker never runs an execution it is already running. Stopping stops the
+ * poller, lets running deliveries finish up to a timeout, and gives back the leases it still holds.
+ */
+public class SkailWorker implements SmartLifecycle {
+
+    private static final Log logger = LogFactory.getLog(SkailWorker.class);
+
+    private final SkailRuntime runtime;
+
+    private final ExecutionStore store;
+
+    private final Clock clock;
+
+    private final int concurrency;
+
+    private final Duration pollInterval;
+
+    private final Duration shutdownTimeout;
+
+    private final Map<String, Lease> running = new ConcurrentHashMap<>();
+
+    private final AtomicInteger busy = new AtomicInteger();
+
+    private volatile @Nullable ThreadPoolExecutor executor;
+
+    private volatile @Nullable ScheduledExecutorService scheduler;
+
+    private volatile boolean started;
+
+    private volatile @Nullable Throwable lastPollFailure;
+
+    public SkailWorker(SkailRuntime runtime, ExecutionStore store, Clock clock, int concurrency, Duration pollInterval,
+            Duration shutdownTimeout) {
+        if (concurrency < 1) {
+            throw new IllegalArgumentException("skail.worker.concurrency must be at least 1, not " + concurrency);
+        }
+        this.runtime = runtime;
+        this.store = store;
+        this.clock = clock;
+        this.concurrency = concurrency;
+        this.pollInterval = pollInterval;
+        this.shutdownTimeout = shutdownTimeout;
+    }
+
+    @Override
+    public void start() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(this.concurrency, this.concurrency, 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), threads("skail-worker-"));
+        ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(threads("skail-poller-"));
+        this.executor = pool;
+        this.scheduler = poller;
+        this.started = true;
+        long poll = Math.max(1, this.pollInterval.toMillis());
+        poller.scheduleWithFixedDelay(this::poll, 0, poll, TimeUnit.MILLISECONDS);
+        long heartbeat = Math.max(1, this.runtime.settings().leaseDuration().toMillis() / 3);
+        poller.scheduleWithFixedDelay(this::renewLeases, heartbeat, heartbeat, TimeUnit.MILLISECONDS);
+        logger.info("skail worker started for " + this.runtime.settings().workload() + ":"
+                + this.runtime.settings().version() + " (concurrency " + this.concurrency + ", poll every "
+                + this.pollInterval.toMillis() + " ms)");
+    }
+
+    /** Polls at once, e.g. after a trigger in this process, instead of waiting for the next poll. */
+    public void nudge() {
+        ScheduledExecutorService poller = this.scheduler;
+        if (this.started && poller != null) {
+            try {
+                poller.execute(this::poll);
+            }
+            catch (RuntimeException ex) {
+                // shutting down
+            }
+        }
+    }
+
+    void poll() {
+        if (!this.started) {
+            return;
+        }
+        try {
+            int free = this.concurrency - this.busy.get();
+            if (free <= 0) {
+                return;
+            }
+            long now = this.clock.millis();
+            List<Lease> leases = this.store.claimDue(this.runtime.settings().workload(),
+                    this.runtime.settings().version(), this.runtime.settings().instanceId(), free, now,
+                    this.runtime.leaseUntil());
+            for (Lease lease : leases) {
+                submit(lease);
+            }
+            this.lastPollFailure = null;
+        }
+        catch (RuntimeException ex) {
+            if (this.lastPollFailure == null) {
+                logger.warn("skail worker could not poll the store: " + ex.getMessage());
+            }
+            this.lastPollFailure = ex;
+        }
+    }
+
+    private void submit(Lease lease) {
+        ThreadPoolExecutor pool = this.executor;
+        if (pool == null || this.running.putIfAbsent(lease.taskId(), lease) != null) {
+            // already running here under an older lease that expired: let that delivery end first
+            this.store.release(lease, this.clock.millis());
+            return;
+        }
+        this.busy.incrementAndGet();
+        try {
+            pool.execute(() -> run(lease));
+        }
+        catch (RuntimeException ex) {
+            this.busy.decrementAndGet();
+            this.running.remove(lease.taskId(), lease);
+            this.store.release(lease, this.clock.millis());
+        }
+    }
+
+    private void run(Lease lease) {
+        try {
+            this.runtime.deliver(lease);
+        }
+        catch (RuntimeException | Error ex) {
+            logger.error("skail delivery of '" + lease.taskId() + "' ended unexpectedly", ex);
+        }
+        finally {
+            this.running.remove(lease.taskId(), lease);
+            this.busy.decrementAndGet();
+            nudge();
+        }
+    }
+
+    private void renewLeases() {
+        List<Lease> held = new ArrayList<>(this.running.values());
+        if (held.isEmpty()) {
+            return;
+        }
+        try {
+            for (Lease lost : this.store.renew(held, this.clock.millis(), this.runtime.leaseUntil())) {
+                logger.warn("skail lost the lease on execution '" + lost.taskId() + "'; its writes will be refused");
+            }
+        }
+        catch (RuntimeException ex) {
+            logger.warn("skail could not renew leases: " + ex.getMessage());
+        }
+    }
+
+    @Override
+    public void stop() {
+        if (!this.started) {
+            return;
+        }
+        this.started = false;
+        this.runtime.stopping();
+        ScheduledExecutorService poller = this.scheduler;
+        ThreadPoolExecutor pool = this.executor;
+        if (poller != null) {
+            poller.shutdownNow();
+        }
+        if (pool != null) {
+            pool.shutdown();
+            try {
+                if (!pool.awaitTermination(this.shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    logger.warn("skail worker: deliveries still running after " + this.shutdownTimeout
+                            + "; interrupting them");
+                    pool.shutdownNow();
+                }
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                pool.shutdownNow();
+            }
+        }
+        for (Lease lease : this.running.values()) {
+            try {
+                this.store.release(lease, this.clock.millis());
+            }
+            catch (RuntimeException ex) {
+                // the lease expires on its own
+            }
+        }
+        logger.info("skail worker stopped");
+    }
+
+    @Override
+    public boolean isRunning() {
+        return this.started;
+    }
+
+    /** Whether the last poll reached the store. */
+    public boolean isHealthy() {
+        return this.started && this.lastPollFailure == null;
+    }
+
+    public @Nullable Throwable lastPollFailure() {
+        return this.lastPollFailure;
+    }
+
+    public int busy() {
+        return this.busy.get();
+    }
+
+    public int concurrency() {
+        return this.concurrency;
+    }
+
+    @Override
+    public int getPhase() {
+        // started after, and stopped before, the web server and everything else
+        return Integer.MAX_VALUE - 1024;
+    }
+
+    private static ThreadFactory threads(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return (runnable) -> {
+            Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

@@ -1,0 +1,51 @@
+package dev.skail.runtime;
+
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.skail.SkailCommand;
+import dev.skail.SkailFunction;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A method annotated with {@link SkailFunction} or {@link SkailCommand}, as the runtime sees it.
+ *
+ * @param method the annotated method, as declared
+ * @param function whether it is a function (otherwise a command)
+ * @param name its name: the annotation's, or the method's
+ * @param retryCount how many redeliveries a failure gets
+ */
+public record StepMethod(Method method, boolean function, String name, int retryCount) {
+
+    private static final Map<Method, StepMethod> cache = new ConcurrentHashMap<>();
+
+    private static final StepMethod NONE = new StepMethod(Object.class.getMethods()[0], false, "", 0);
+
+    /** The step method a method declares, or {@code null} when it carries neither annotation. */
+    public static @Nullable StepMethod of(Method method) {
+        StepMethod step = cache.computeIfAbsent(method, StepMethod::read);
+        return (step != NONE) ? step : null;
+    }
+
+    private static StepMethod read(Method method) {
+        SkailFunction function = method.getAnnotation(SkailFunction.class);
+        if (function != null) {
+            return new StepMethod(method, true, nameOf(function.name(), method), function.retryCount());
+        }
+        SkailCommand command = method.getAnnotation(SkailCommand.class);
+        if (command != null) {
+            return new StepMethod(method, false, nameOf(command.name(), method), command.retryCount());
+        }
+        return NONE;
+    }
+
+    private static String nameOf(String declared, Method method) {
+        return declared.isBlank() ? method.getName() : declared;
+    }
+
+    /** {@code Class.method} for messages. */
+    public String describe() {
+        return this.method.getDeclaringClass().getName() + "." + this.method.getName();
+    }
+}

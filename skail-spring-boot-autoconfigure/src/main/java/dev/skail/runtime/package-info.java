@@ -1,0 +1,4 @@
+@NullMarked
+package dev.skail.runtime;
+
+import org.jspecify.annotations.NullMarked;

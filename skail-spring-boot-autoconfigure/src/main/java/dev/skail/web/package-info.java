@@ -1,0 +1,4 @@
+@NullMarked
+package dev.skail.web;
+
+import org.jspecify.annotations.NullMarked;
