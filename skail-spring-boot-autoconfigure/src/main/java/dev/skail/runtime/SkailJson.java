@@ -70,6 +70,9 @@ public final class SkailJson {
 
     /** Why values of this type cannot be read back from JSON, or {@code null} when they can. */
     public @Nullable String whyNotReadable(Type type) {
+        if (type instanceof Class<?> raw && (raw.isPrimitive() || raw == Void.class)) {
+            return null;
+        }
         try {
             JavaType javaType = this.mapper.constructType(type);
             if (javaType.isAbstract() && !javaType.isContainerType() && !javaType.isReferenceType()
@@ -91,7 +94,7 @@ public final class SkailJson {
 
     /** Why values of this type cannot be written as JSON, or {@code null} when they can. */
     public @Nullable String whyNotWritable(Type type) {
-        if (type == void.class || type == Void.class || type == Object.class) {
+        if (type instanceof Class<?> raw && (raw.isPrimitive() || raw == Void.class || raw == Object.class)) {
             return null;
         }
         try {

@@ -1,0 +1,26 @@
+package dev.skail.runtime;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.SkailExecution;
+import dev.skail.SkailUsageException;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** S16: commands do not call commands or functions. */
+class CommandRulesTests extends SkailTestSupport {
+
+    @Test
+    void commandCallingACommandFailsTheExecutionAtOnceWithAClearError() {
+        this.client.trigger("aninhar", "nested-1", "nested-1");
+
+        SkailExecution execution = awaitStatus("nested-1", ExecutionStatus.FAILED);
+
+        assertThat(execution.error().type()).isEqualTo(SkailUsageException.class.getName());
+        assertThat(execution.error().message()).contains("comandoQueChamaComando").contains("reservarEstoque")
+            .contains("commands do not call commands or functions");
+        // not retried: a usage error would only repeat
+        assertThat(this.effects.count("nested-1", "comandoQueChamaComando")).isEqualTo(1);
+        assertThat(this.effects.count("nested-1", "reservarEstoque")).isZero();
+    }
+}
