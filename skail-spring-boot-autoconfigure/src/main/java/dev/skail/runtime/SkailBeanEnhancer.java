@@ -74,9 +74,11 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
                 continue;
             }
             int before = problems.size();
-            if (definition.getFactoryMethodName() != null || !(definition instanceof AbstractBeanDefinition)) {
+            if (definition.getFactoryMethodName() != null || !(definition instanceof AbstractBeanDefinition bean)
+                    || bean.getInstanceSupplier() != null) {
                 problems.add(new SkailDeclarationException.Problem(beanClass.getName() + " (bean '" + beanName + "')",
-                        "is created by a @Bean factory method, so skail cannot intercept the calls it makes to itself",
+                        "is created by a @Bean factory method or a supplier, so skail cannot intercept the calls "
+                                + "it makes to itself",
                         "declare the class as a component (@Service, @Component) or register it with @Import"));
                 continue;
             }

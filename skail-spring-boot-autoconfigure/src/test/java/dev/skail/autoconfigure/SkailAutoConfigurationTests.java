@@ -1,0 +1,151 @@
+package dev.skail.autoconfigure;
+
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import dev.skail.SkailClient;
+import dev.skail.actuate.SkailHealthIndicator;
+import dev.skail.platform.ExecutionStore;
+import dev.skail.runtime.SkailRuntime;
+import dev.skail.runtime.SkailWorker;
+import dev.skail.web.SkailApiController;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.web.servlet.DispatcherServlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+
+class SkailAutoConfigurationTests {
+
+    private static final AutoConfigurations ALL = AutoConfigurations.of(SkailAutoConfiguration.class,
+            SkailWebAutoConfiguration.class, SkailHealthContributorAutoConfiguration.class);
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(ALL)
+        .withPropertyValues("skail.workload=vendas:v1.0.0", "skail.store.url=jdbc:h2:mem:autoconfig;DB_CLOSE_DELAY=-1");
+
+    private final WebApplicationContextRunner webRunner = new WebApplicationContextRunner().withConfiguration(ALL)
+        .withPropertyValues("skail.workload=vendas:v1.0.0", "skail.store.url=jdbc:h2:mem:autoconfig;DB_CLOSE_DELAY=-1");
+
+    @Test
+    void defaultsCreateRuntimeWorkerClientAndHealthButNoDataSourceForTheApplication() {
+        this.runner.run((context) -> {
+            assertThat(context).hasSingleBean(SkailRuntime.class)
+                .hasSingleBean(SkailWorker.class)
+                .hasSingleBean(SkailClient.class)
+                .hasSingleBean(SkailHealthIndicator.class)
+                .doesNotHaveBean(DataSource.class);
+            assertThat(context.getBean(SkailRuntime.class).settings().workload()).isEqualTo("vendas");
+            assertThat(context.getBean(SkailRuntime.class).settings().version()).isEqualTo("v1.0.0");
+            assertThat(context.getBean(SkailWorker.class).isRunning()).isTrue();
+        });
+    }
+
+    @Test
+    void concurrencyPropertyConfiguresTheWorker() {
+        this.runner.withPropertyValues("skail.worker.concurrency=3")
+            .run((context) -> assertThat(context.getBean(SkailWorker.class).concurrency()).isEqualTo(3));
+    }
+
+    @Test
+    void backoffPropertiesConfigureRedeliveryWaits() {
+        this.runner.withPropertyValues("skail.retry.backoff.initial=2s", "skail.retry.backoff.multiplier=3",
+                "skail.retry.backoff.max=10s").run((context) -> {
+                    var backoff = context.getBean(SkailRuntime.class).settings().backoff();
+                    assertThat(backoff.millis(1)).isEqualTo(2000);
+                    assertThat(backoff.millis(2)).isEqualTo(6000);
+                    assertThat(backoff.millis(3)).isEqualTo(10000);
+                });
+    }
+
+    @Test
+    void defaultBackoffIsOneTwoFourEightSecondsCapped() {
+        this.runner.run((context) -> {
+            var backoff = context.getBean(SkailRuntime.class).settings().backoff();
+            assertThat(new long[] { backoff.millis(1), backoff.millis(2), backoff.millis(3), backoff.millis(4),
+                    backoff.millis(30) }).containsExactly(1000, 2000, 4000, 8000, 300000);
+        });
+    }
+
+    @Test
+    void userClientAndStoreMakeTheDefaultsBackOff() {
+        SkailClient client = mock(SkailClient.class);
+        ExecutionStore store = mock(ExecutionStore.class);
+        this.runner.withPropertyValues("skail.worker.enabled=false")
+            .withBean("myClient", SkailClient.class, () -> client)
+            .withBean("myStore", ExecutionStore.class, () -> store)
+            .run((context) -> {
+                assertThat(context).hasSingleBean(SkailClient.class).hasSingleBean(ExecutionStore.class);
+                assertThat(context.getBean(SkailClient.class)).isSameAs(client);
+                assertThat(context.getBean(ExecutionStore.class)).isSameAs(store);
+            });
+    }
+
+    @Test
+    void workerSwitchTurnsTheWorkerOff() {
+        this.runner.withPropertyValues("skail.worker.enabled=false").run((context) -> {
+            assertThat(context).doesNotHaveBean(SkailWorker.class).hasSingleBean(SkailClient.class);
+        });
+    }
+
+    @Test
+    void healthIndicatorNeedsActuatorHealthAndCanBeSwitchedOff() {
+        this.runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+            .run((context) -> assertThat(context).doesNotHaveBean(SkailHealthIndicator.class));
+        this.runner.withPropertyValues("management.health.skail.enabled=false")
+            .run((context) -> assertThat(context).doesNotHaveBean(SkailHealthIndicator.class));
+    }
+
+    @Test
+    void httpApiIsServedInServletAppsUnlessSwitchedOffOrMvcIsMissing() {
+        this.webRunner.run((context) -> assertThat(context).hasSingleBean(SkailApiController.class));
+        this.webRunner.withPropertyValues("skail.http.enabled=false")
+            .run((context) -> assertThat(context).doesNotHaveBean(SkailApiController.class));
+        this.webRunner.withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
+            .run((context) -> assertThat(context).doesNotHaveBean(SkailApiController.class));
+        this.runner.run((context) -> assertThat(context).doesNotHaveBean(SkailApiController.class));
+    }
+
+    @Test
+    void missingWorkloadFailsStartUpNamingThePropertyAndTheVariable() {
+        new ApplicationContextRunner().withConfiguration(ALL)
+            .withPropertyValues("skail.store.url=jdbc:h2:mem:autoconfig;DB_CLOSE_DELAY=-1")
+            .run((context) -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause()
+                    .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                    .hasMessageContaining("skail.workload")
+                    .hasMessageContaining("SKAIL_WORKLOAD");
+            });
+    }
+
+    @Test
+    void malformedWorkloadFailsStartUp() {
+        this.runner.withPropertyValues("skail.workload=vendas").run((context) -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("name:version");
+        });
+    }
+
+    @Test
+    void skailWorkloadEnvironmentVariableBindsTheWorkload() {
+        new ApplicationContextRunner().withConfiguration(ALL)
+            .withPropertyValues("skail.store.url=jdbc:h2:mem:autoconfig;DB_CLOSE_DELAY=-1")
+            .withInitializer((context) -> context.getEnvironment().getPropertySources()
+                .addLast(new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                        Map.of("SKAIL_WORKLOAD", "estoque:v2.1.0"))))
+            .run((context) -> {
+                assertThat(context.getBean(SkailRuntime.class).settings().workload()).isEqualTo("estoque");
+                assertThat(context.getBean(SkailRuntime.class).settings().version()).isEqualTo("v2.1.0");
+            });
+    }
+}

@@ -1,0 +1,154 @@
+package dev.skail.runtime;
+
+import java.util.List;
+
+import dev.skail.SkailCommand;
+import dev.skail.SkailFunction;
+import dev.skail.autoconfigure.SkailAutoConfiguration;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Invalid declarations fail start-up with one report that lists every problem with its method and fix. */
+class DeclarationValidationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(SkailAutoConfiguration.class))
+        .withPropertyValues("skail.workload=vendas:v1.0.0", "skail.store.url=jdbc:h2:mem:validation;DB_CLOSE_DELAY=-1",
+                "skail.worker.enabled=false");
+
+    @Test
+    void everyInvalidDeclarationIsReportedWithItsMethodAndFix() {
+        this.runner.withUserConfiguration(Invalid.class, Duplicate.class).run((context) -> {
+            assertThat(context).hasFailed();
+            SkailDeclarationException failure = rootCause(context.getStartupFailure());
+            List<String> problems = failure.problems().stream().map((p) -> p.where() + ": " + p.problem()).toList();
+            assertThat(problems).anySatisfy((p) -> assertThat(p).contains("Invalid.privado").contains("private"))
+                .anySatisfy((p) -> assertThat(p).contains("Invalid.estatico").contains("static"))
+                .anySatisfy((p) -> assertThat(p).contains("Invalid.finalizado").contains("final"))
+                .anySatisfy((p) -> assertThat(p).contains("Invalid.recebeInterface").contains("parameter 0")
+                    .contains("java.lang.Runnable"))
+                .anySatisfy((p) -> assertThat(p).contains("Invalid.devolveVazio").contains("return type")
+                    .contains("Vazio"))
+                .anySatisfy((p) -> assertThat(p).contains("Duplicate.processar")
+                    .contains("function name 'processarPedido'").contains("Invalid.processarPedido"));
+            assertThat(failure.problems()).allSatisfy((p) -> assertThat(p.fix()).isNotBlank());
+            assertThat(failure.problems()).hasSize(6);
+        });
+    }
+
+    @Test
+    void finalClassAndBeanMethodDeclarationsAreReported() {
+        this.runner.withUserConfiguration(FinalFlow.class, FactoryConfig.class).run((context) -> {
+            SkailDeclarationException failure = rootCause(context.getStartupFailure());
+            assertThat(failure.problems()).extracting(SkailDeclarationException.Problem::problem)
+                .anySatisfy((p) -> assertThat(p).isEqualTo("is final"))
+                .anySatisfy((p) -> assertThat(p).contains("@Bean factory method"));
+        });
+    }
+
+    @Test
+    void failureAnalysisListsEachProblemAndItsFix() {
+        SkailDeclarationException exception = new SkailDeclarationException(
+                List.of(new SkailDeclarationException.Problem("a.B.c", "@SkailCommand method is private", "make it public")));
+
+        FailureAnalysis analysis = new SkailDeclarationFailureAnalyzer().analyze(exception);
+
+        assertThat(analysis.getDescription()).contains("a.B.c").contains("@SkailCommand method is private");
+        assertThat(analysis.getAction()).contains("a.B.c").contains("make it public");
+    }
+
+    @Test
+    void validDeclarationsStartAndAreListedByName() {
+        this.runner.withUserConfiguration(Valid.class).run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(SkailRuntime.class).catalog().function("renamed")).isPresent();
+        });
+    }
+
+    private static SkailDeclarationException rootCause(Throwable failure) {
+        Throwable cause = failure;
+        while (cause != null && !(cause instanceof SkailDeclarationException)) {
+            cause = cause.getCause();
+        }
+        assertThat(cause).as("cause of %s", failure).isInstanceOf(SkailDeclarationException.class);
+        return (SkailDeclarationException) cause;
+    }
+
+    public static class Invalid {
+
+        @SkailFunction
+        public void processarPedido(String id) {
+        }
+
+        @SkailCommand
+        private void privado() {
+        }
+
+        @SkailCommand
+        public static void estatico() {
+        }
+
+        @SkailCommand
+        public final void finalizado() {
+        }
+
+        @SkailFunction
+        public void recebeInterface(Runnable runnable) {
+        }
+
+        @SkailCommand
+        public Vazio devolveVazio() {
+            return new Vazio();
+        }
+    }
+
+    public static class Duplicate {
+
+        @SkailFunction(name = "processarPedido")
+        public void processar(String id) {
+        }
+    }
+
+    public static class Vazio {
+
+    }
+
+    public static final class FinalFlow {
+
+        @SkailFunction
+        public void finalFlow() {
+        }
+    }
+
+    public static class Valid {
+
+        @SkailFunction(name = "renamed")
+        public String processar(List<String> ids) {
+            return String.join(",", ids);
+        }
+    }
+
+    public static class Made {
+
+        @SkailCommand
+        public String made() {
+            return "made";
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class FactoryConfig {
+
+        @Bean
+        Made made() {
+            return new Made();
+        }
+    }
+}
