@@ -202,10 +202,6 @@ public class SkailRuntime {
         for (int i = 0; i < types.length; i++) {
             try {
                 values[i] = this.json.convert(array.get(i), types[i]);
-                if (values[i] == null && definition.step().method().getParameterTypes()[i].isPrimitive()) {
-                    throw new SkailInvalidRequestException("Argument " + i + " of function '" + definition.name()
-                            + "' is a " + types[i].getTypeName() + " and cannot be null");
-                }
             }
             catch (JacksonException | IllegalArgumentException ex) {
                 throw new SkailInvalidRequestException("Argument " + i + " of function '" + definition.name()
