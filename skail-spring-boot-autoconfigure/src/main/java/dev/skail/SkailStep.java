@@ -13,15 +13,25 @@ import tools.jackson.databind.JsonNode;
  * @param kind what the step is, e.g. {@code COMMAND}
  * @param name the command's (or primitive's) name
  * @param arguments the arguments it was called with
- * @param status {@code COMPLETED} with a result, or {@code FAILED} with the exception thrown into the function
+ * @param status {@code COMPLETED} with a result, {@code FAILED} with the exception thrown into the function, or
+ * {@code RETRYING} while its attempts go on and nothing is recorded yet
  * @param result the recorded result
  * @param error the recorded exception
  * @param idempotencyKey the step's idempotency key
  * @param startedAt when its first attempt started
- * @param completedAt when its outcome was recorded
+ * @param completedAt when its outcome was recorded; {@code null} while {@code RETRYING}
  * @param attempts every attempt made, in order
  */
 public record SkailStep(int position, String kind, String name, JsonNode arguments, String status,
         @Nullable JsonNode result, @Nullable SkailError error, String idempotencyKey, Instant startedAt,
-        Instant completedAt, List<SkailAttempt> attempts) {
+        @Nullable Instant completedAt, List<SkailAttempt> attempts) {
+
+    /** Status of a step whose outcome is recorded. */
+    public static final String COMPLETED = "COMPLETED";
+
+    /** Status of a step whose exception was recorded and thrown into the function. */
+    public static final String FAILED = "FAILED";
+
+    /** Status of a step whose attempts go on: failures are recorded, no outcome yet. */
+    public static final String RETRYING = "RETRYING";
 }

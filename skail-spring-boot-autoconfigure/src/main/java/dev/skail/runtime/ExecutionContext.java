@@ -154,7 +154,8 @@ public final class ExecutionContext implements SkailContext {
         long ended = this.runtime.clock().millis();
         StepRow row = new StepRow(this.execution.taskId(), position, StepRow.COMMAND, step.name(), argumentsJson,
                 StepRow.COMPLETED, resultJson, null, key, this.execution.attempt(), started, ended);
-        AttemptRow attemptRow = new AttemptRow(this.execution.taskId(), position, this.execution.attempt(), attempt,
+        AttemptRow attemptRow = new AttemptRow(this.execution.taskId(), position, step.name(), this.execution.attempt(),
+                attempt,
                 started, ended, SkailAttempt.SUCCEEDED, null, SkailAttempt.RECORDED, null);
         record(() -> this.runtime.store().recordStep(this.lease, row, attemptRow, ended, this.runtime.leaseUntil()));
         this.steps.put(position, row);
@@ -175,14 +176,14 @@ public final class ExecutionContext implements SkailContext {
         String taskId = this.execution.taskId();
         if (attempt <= step.retryCount()) {
             long backoff = this.runtime.backoffMillis(attempt);
-            AttemptRow row = new AttemptRow(taskId, position, this.execution.attempt(), attempt, started, ended,
-                    SkailAttempt.FAILED, error, SkailAttempt.RETRY, backoff);
+            AttemptRow row = new AttemptRow(taskId, position, step.name(), this.execution.attempt(), attempt, started,
+                    ended, SkailAttempt.FAILED, error, SkailAttempt.RETRY, backoff);
             record(() -> this.runtime.store().scheduleRetry(this.lease, row, ended + backoff, ended));
             return stop("command '" + step.name() + "' failed (attempt " + attempt + " of " + (step.retryCount() + 1)
                     + "); redelivery in " + backoff + " ms");
         }
-        AttemptRow row = new AttemptRow(taskId, position, this.execution.attempt(), attempt, started, ended,
-                SkailAttempt.FAILED, error, SkailAttempt.GIVE_UP, null);
+        AttemptRow row = new AttemptRow(taskId, position, step.name(), this.execution.attempt(), attempt, started,
+                ended, SkailAttempt.FAILED, error, SkailAttempt.GIVE_UP, null);
         StepRow step0 = new StepRow(taskId, position, StepRow.COMMAND, step.name(), argumentsJson, StepRow.FAILED, null,
                 error, key, this.execution.attempt(), started, ended);
         record(() -> this.runtime.store().recordStep(this.lease, step0, row, ended, this.runtime.leaseUntil()));

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -35,6 +36,7 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.NullNode;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -107,8 +109,8 @@ public class SkailRuntime {
         return this.stopping;
     }
 
-    void stopping() {
-        this.stopping = true;
+    void stopping(boolean stopping) {
+        this.stopping = stopping;
     }
 
     /**
@@ -302,16 +304,18 @@ public class SkailRuntime {
         int retry = execution.retriesUsed() + 1;
         if (retry <= definition.step().retryCount()) {
             long backoff = backoffMillis(retry);
-            AttemptRow attempt = new AttemptRow(lease.taskId(), AttemptRow.FUNCTION_POSITION, execution.attempt(),
-                    retry, execution.updatedAt(), now, SkailAttempt.FAILED, error, SkailAttempt.RETRY, backoff);
+            AttemptRow attempt = new AttemptRow(lease.taskId(), AttemptRow.FUNCTION_POSITION, definition.name(),
+                    execution.attempt(), retry, execution.updatedAt(), now, SkailAttempt.FAILED, error,
+                    SkailAttempt.RETRY, backoff);
             safely(() -> this.store.scheduleFunctionRetry(lease, attempt, now + backoff, now));
             logger.info("skail function '" + definition.name() + "' of execution '" + lease.taskId() + "' failed ("
                     + failure + "); redelivery " + retry + " of " + definition.step().retryCount() + " in " + backoff
                     + " ms");
         }
         else {
-            AttemptRow attempt = new AttemptRow(lease.taskId(), AttemptRow.FUNCTION_POSITION, execution.attempt(),
-                    retry, execution.updatedAt(), now, SkailAttempt.FAILED, error, SkailAttempt.GIVE_UP, null);
+            AttemptRow attempt = new AttemptRow(lease.taskId(), AttemptRow.FUNCTION_POSITION, definition.name(),
+                    execution.attempt(), retry, execution.updatedAt(), now, SkailAttempt.FAILED, error,
+                    SkailAttempt.GIVE_UP, null);
             safely(() -> this.store.fail(lease, error, attempt, now));
             logger.warn("skail execution '" + lease.taskId() + "' FAILED: function '" + definition.name()
                     + "' failed and its " + definition.step().retryCount() + " redeliveries are spent", failure);
@@ -340,29 +344,37 @@ public class SkailRuntime {
     public SkailHistory history(String taskId) {
         StoredHistory history = this.store.history(taskId)
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
-        List<SkailStep> steps = new ArrayList<>();
-        for (StepRow step : history.steps()) {
-            List<SkailAttempt> attempts = history.attempts().stream()
-                .filter((attempt) -> attempt.position() == step.position())
-                .map(this::attemptView)
-                .toList();
-            steps.add(new SkailStep(step.position(), step.kind(), step.name(), this.json.parse(step.arguments()),
-                    step.status(), (step.result() != null) ? this.json.parse(step.result()) : null,
-                    this.json.readError(step.error()), step.idempotencyKey(), Instant.ofEpochMilli(step.startedAt()),
-                    Instant.ofEpochMilli(step.completedAt()), attempts));
+        Map<Integer, List<AttemptRow>> attemptsByPosition = new TreeMap<>();
+        for (AttemptRow attempt : history.attempts()) {
+            attemptsByPosition.computeIfAbsent(attempt.position(), (position) -> new ArrayList<>()).add(attempt);
         }
-        List<SkailAttempt> functionAttempts = history.attempts().stream()
-            .filter((attempt) -> attempt.position() == AttemptRow.FUNCTION_POSITION)
-            .map(this::attemptView)
-            .toList();
-        return new SkailHistory(view(history.execution()), steps, functionAttempts);
+        Map<Integer, SkailStep> steps = new TreeMap<>();
+        for (StepRow step : history.steps()) {
+            steps.put(step.position(), new SkailStep(step.position(), step.kind(), step.name(),
+                    this.json.parse(step.arguments()), step.status(),
+                    (step.result() != null) ? this.json.parse(step.result()) : null, this.json.readError(step.error()),
+                    step.idempotencyKey(), Instant.ofEpochMilli(step.startedAt()),
+                    Instant.ofEpochMilli(step.completedAt()),
+                    attemptViews(attemptsByPosition.getOrDefault(step.position(), List.of()))));
+        }
+        attemptsByPosition.forEach((position, attempts) -> {
+            if (position != AttemptRow.FUNCTION_POSITION && !steps.containsKey(position)) {
+                // attempts made, no outcome recorded yet: the step is being retried
+                AttemptRow last = attempts.get(attempts.size() - 1);
+                steps.put(position, new SkailStep(position, StepRow.COMMAND, last.name(), NullNode.getInstance(),
+                        SkailStep.RETRYING, null, this.json.readError(last.error()),
+                        ExecutionContext.idempotencyKey(taskId, position),
+                        Instant.ofEpochMilli(attempts.get(0).startedAt()), null, attemptViews(attempts)));
+            }
+        });
+        return new SkailHistory(view(history.execution()), List.copyOf(steps.values()),
+                attemptViews(attemptsByPosition.getOrDefault(AttemptRow.FUNCTION_POSITION, List.of())));
     }
 
-    /**
-     * Attempts of steps that are no longer in the history (failed steps dropped when the function was redelivered)
-     * are listed by {@link #history(String)} only through {@link SkailHistory#functionAttempts()}; they stay in the
-     * store for the Monitor.
-     */
+    private List<SkailAttempt> attemptViews(List<AttemptRow> rows) {
+        return rows.stream().map(this::attemptView).toList();
+    }
+
     private SkailAttempt attemptView(AttemptRow row) {
         return new SkailAttempt(row.number(), row.functionAttempt(), Instant.ofEpochMilli(row.startedAt()),
                 Instant.ofEpochMilli(row.endedAt()), row.outcome(), this.json.readError(row.error()), row.decision(),

@@ -78,6 +78,7 @@ public class SkailWorker implements SmartLifecycle {
         ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(threads("skail-poller-"));
         this.executor = pool;
         this.scheduler = poller;
+        this.runtime.stopping(false);
         this.started = true;
         long poll = Math.max(1, this.pollInterval.toMillis());
         poller.scheduleWithFixedDelay(this::poll, 0, poll, TimeUnit.MILLISECONDS);
@@ -180,7 +181,7 @@ public class SkailWorker implements SmartLifecycle {
             return;
         }
         this.started = false;
-        this.runtime.stopping();
+        this.runtime.stopping(true);
         ScheduledExecutorService poller = this.scheduler;
         ThreadPoolExecutor pool = this.executor;
         if (poller != null) {

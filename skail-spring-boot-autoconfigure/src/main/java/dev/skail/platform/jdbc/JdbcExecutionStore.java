@@ -393,9 +393,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     private void insertAttempt(Connection connection, AttemptRow attempt) throws SQLException {
-        update(connection, "INSERT INTO skail_attempt (task_id, position, function_attempt, number, started_at, "
-                + "ended_at, outcome, error, decision, backoff_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                attempt.taskId(), attempt.position(), attempt.functionAttempt(), attempt.number(), attempt.startedAt(),
+        update(connection, "INSERT INTO skail_attempt (task_id, position, name, function_attempt, number, "
+                + "started_at, ended_at, outcome, error, decision, backoff_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                attempt.taskId(), attempt.position(), attempt.name(), attempt.functionAttempt(), attempt.number(), attempt.startedAt(),
                 attempt.endedAt(), attempt.outcome(), attempt.error(), attempt.decision(), attempt.backoffMillis());
     }
 
@@ -427,18 +427,18 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     private List<AttemptRow> attempts(Connection connection, String taskId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT task_id, position, function_attempt, number, "
+        try (PreparedStatement ps = connection.prepareStatement("SELECT task_id, position, name, function_attempt, number, "
                 + "started_at, ended_at, outcome, error, decision, backoff_ms FROM skail_attempt WHERE task_id = ? "
                 + "ORDER BY position, function_attempt, number")) {
             ps.setString(1, taskId);
             List<AttemptRow> attempts = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    long backoff = rs.getLong(10);
+                    long backoff = rs.getLong(11);
                     Long backoffMillis = rs.wasNull() ? null : backoff;
-                    attempts.add(new AttemptRow(rs.getString(1), rs.getInt(2), rs.getInt(3), rs.getInt(4),
-                            rs.getLong(5), rs.getLong(6), rs.getString(7), rs.getString(8), rs.getString(9),
-                            backoffMillis));
+                    attempts.add(new AttemptRow(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getInt(4),
+                            rs.getInt(5), rs.getLong(6), rs.getLong(7), rs.getString(8), rs.getString(9),
+                            rs.getString(10), backoffMillis));
                 }
             }
             return attempts;

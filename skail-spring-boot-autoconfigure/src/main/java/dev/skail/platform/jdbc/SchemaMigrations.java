@@ -53,6 +53,7 @@ final class SchemaMigrations {
                 CREATE TABLE skail_attempt (
                     task_id VARCHAR(128) NOT NULL,
                     position INT NOT NULL,
+                    name VARCHAR(200) NOT NULL,
                     function_attempt INT NOT NULL,
                     number INT NOT NULL,
                     started_at BIGINT NOT NULL,

@@ -1,0 +1,118 @@
+package dev.skail.platform.jdbc;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.skail.ExecutionStatus;
+import dev.skail.platform.AttemptRow;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.Lease;
+import dev.skail.platform.LeaseLostException;
+import dev.skail.platform.StepRow;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/** The store: one claim at a time (S14), fenced writes, schema versioning, id uniqueness (S13). */
+class JdbcExecutionStoreTests {
+
+    private HikariDataSource dataSource;
+
+    private JdbcExecutionStore store;
+
+    @BeforeEach
+    void open() {
+        this.dataSource = new HikariDataSource();
+        this.dataSource.setJdbcUrl("jdbc:h2:mem:store-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
+                new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), this.dataSource);
+        this.store.initialize();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        this.store.close();
+    }
+
+    @Test
+    void initializeTwiceKeepsTheSchemaAndTheData() {
+        this.store.create(execution("t-1", 0));
+
+        this.store.initialize();
+
+        assertThat(this.store.find("t-1")).isPresent();
+    }
+
+    @Test
+    void sameIdIsCreatedOnceAndTheExistingExecutionIsReturned() {
+        assertThat(this.store.create(execution("t-1", 0))).isEmpty();
+
+        Optional<ExecutionRow> again = this.store.create(execution("t-1", 5));
+
+        assertThat(again).hasValueSatisfying((row) -> assertThat(row.createdAt()).isZero());
+    }
+
+    @Test
+    void aDueExecutionIsClaimedByOneOwnerOnly() {
+        this.store.create(execution("t-1", 0));
+
+        List<Lease> first = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100);
+        List<Lease> second = this.store.claimDue("vendas", "v1", "b", 10, 100, 30_100);
+
+        assertThat(first).extracting(Lease::taskId).containsExactly("t-1");
+        assertThat(second).isEmpty();
+        assertThat(this.store.find("t-1").orElseThrow().status()).isEqualTo(ExecutionStatus.RUNNING);
+    }
+
+    @Test
+    void otherVersionsExecutionsAreNotClaimed() {
+        this.store.create(execution("t-1", 0));
+
+        assertThat(this.store.claimDue("vendas", "v2", "a", 10, 100, 30_100)).isEmpty();
+    }
+
+    @Test
+    void runnerThatLostItsLeaseCannotRecord() {
+        this.store.create(execution("t-1", 0));
+        Lease stale = this.store.claimDue("vendas", "v1", "a", 10, 100, 1_000).get(0);
+        // the lease expires; another runner takes the execution over
+        Lease current = this.store.claimDue("vendas", "v1", "b", 10, 2_000, 32_000).get(0);
+
+        assertThatExceptionOfType(LeaseLostException.class)
+            .isThrownBy(() -> this.store.recordStep(stale, step("t-1", 0), attempt("t-1", 0), 2_100, 32_100));
+        assertThat(this.store.renew(List.of(stale, current), 2_200, 32_200)).containsExactly(stale);
+
+        this.store.recordStep(current, step("t-1", 0), attempt("t-1", 0), 2_100, 32_100);
+        assertThat(this.store.history("t-1").orElseThrow().steps()).hasSize(1);
+    }
+
+    @Test
+    void aStepIsRecordedOnceAtItsPosition() {
+        this.store.create(execution("t-1", 0));
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000).get(0);
+        this.store.recordStep(lease, step("t-1", 0), attempt("t-1", 0), 200, 30_000);
+
+        assertThatExceptionOfType(RuntimeException.class)
+            .isThrownBy(() -> this.store.recordStep(lease, step("t-1", 0), attempt("t-1", 0), 300, 30_000));
+        assertThat(this.store.history("t-1").orElseThrow().steps()).hasSize(1);
+    }
+
+    private static ExecutionRow execution(String taskId, long createdAt) {
+        return new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[\"x\"]", ExecutionStatus.PENDING, null,
+                null, 1, 0, createdAt, createdAt, createdAt);
+    }
+
+    private static StepRow step(String taskId, int position) {
+        return new StepRow(taskId, position, StepRow.COMMAND, "reservarEstoque", "[]", StepRow.COMPLETED, "\"ok\"", null,
+                "key", 1, 150, 160);
+    }
+
+    private static AttemptRow attempt(String taskId, int position) {
+        return new AttemptRow(taskId, position, "reservarEstoque", 1, 1, 150, 160, "SUCCEEDED", null, "RECORDED", null);
+    }
+}
