@@ -18,7 +18,7 @@ import tools.jackson.databind.JsonNode;
  * @param result the recorded result
  * @param error the recorded exception
  * @param idempotencyKey the step's idempotency key
- * @param startedAt when its first attempt started
+ * @param startedAt when the attempt that recorded its outcome started (the first attempt, while retrying)
  * @param completedAt when its outcome was recorded; {@code null} while {@code RETRYING}
  * @param attempts every attempt made, in order
  */

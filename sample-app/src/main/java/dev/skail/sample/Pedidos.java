@@ -1,0 +1,89 @@
+package dev.skail.sample;
+
+import java.math.BigDecimal;
+import java.util.UUID;
+
+import dev.skail.SkailCommand;
+import dev.skail.SkailContext;
+import dev.skail.SkailFunction;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.stereotype.Service;
+
+/**
+ * The order flow of skail's documentation (seed "Falhas, retries e idempotência"): reserve stock, charge the card,
+ * compensate when the gateway stays down, treat a refusal as a result, confirm.
+ */
+@Service
+public class Pedidos {
+
+    private static final Log logger = LogFactory.getLog(Pedidos.class);
+
+    private final GatewayDePagamento gateway;
+
+    private final EffectJournal journal;
+
+    private final SampleProperties properties;
+
+    public Pedidos(GatewayDePagamento gateway, EffectJournal journal, SampleProperties properties) {
+        this.gateway = gateway;
+        this.journal = journal;
+        this.properties = properties;
+    }
+
+    @SkailFunction
+    public String processarPedido(UUID pedidoId, BigDecimal valor) {
+        reservarEstoque(pedidoId);
+        ResultadoCobranca resultado;
+        try {
+            resultado = cobrarCartao(pedidoId, valor); // the exception arrives only after 9 attempts
+        }
+        catch (GatewayException ex) {
+            liberarEstoque(pedidoId); // compensation
+            marcarPedidoComoPendente(pedidoId);
+            return "PENDENTE";
+        }
+        if (resultado == ResultadoCobranca.RECUSADO) { // a business failure is a result, not an exception
+            liberarEstoque(pedidoId);
+            return "RECUSADO";
+        }
+        confirmarPedido(pedidoId);
+        return "CONFIRMADO";
+    }
+
+    @SkailCommand
+    public String reservarEstoque(UUID pedidoId) {
+        return effect("reservarEstoque", "reserva-" + pedidoId);
+    }
+
+    @SkailCommand(retryCount = 8)
+    public ResultadoCobranca cobrarCartao(UUID pedidoId, BigDecimal valor) throws GatewayException {
+        SkailContext context = SkailContext.current();
+        logger.info("cobrarCartao " + pedidoId + " attempt " + context.attempt() + " key " + context.idempotencyKey());
+        ResultadoCobranca resultado = this.gateway.cobrar(pedidoId, valor, context.idempotencyKey());
+        this.journal.record(context.taskId(), "cobrarCartao");
+        return resultado;
+    }
+
+    @SkailCommand
+    public void liberarEstoque(UUID pedidoId) {
+        effect("liberarEstoque", null);
+    }
+
+    @SkailCommand
+    public void marcarPedidoComoPendente(UUID pedidoId) {
+        effect("marcarPedidoComoPendente", null);
+    }
+
+    @SkailCommand
+    public void confirmarPedido(UUID pedidoId) {
+        effect("confirmarPedido", null);
+    }
+
+    private String effect(String name, String value) {
+        Latency.pause(this.properties.latency());
+        this.journal.record(SkailContext.current().taskId(), name);
+        return value;
+    }
+}
