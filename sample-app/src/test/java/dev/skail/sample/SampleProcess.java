@@ -1,0 +1,111 @@
+package dev.skail.sample;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.awaitility.Awaitility;
+
+/** The sample application run as a separate JVM, from the test class path, so tests can kill it for real. */
+final class SampleProcess implements AutoCloseable {
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    private final int port;
+
+    private final Process process;
+
+    private SampleProcess(int port, Process process) {
+        this.port = port;
+        this.process = process;
+    }
+
+    static SampleProcess start(Path workDir, String... arguments) throws IOException {
+        int port = freePort();
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(SampleApplication.class.getName());
+        command.add("--server.port=" + port);
+        command.add("--skail.store.directory=" + workDir.resolve("store"));
+        command.add("--logging.file.name=" + workDir.resolve("sample.log"));
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(workDir.resolve("console.log").toFile()))
+            .directory(workDir.toFile())
+            .start();
+        SampleProcess sample = new SampleProcess(port, process);
+        Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the sample exited with " + process.exitValue() + "; see "
+                        + workDir.resolve("console.log"));
+            }
+            return sample.healthUp();
+        });
+        return sample;
+    }
+
+    private boolean healthUp() {
+        try {
+            HttpResponse<String> response = get("/actuator/health");
+            return response.statusCode() == 200 && response.body().contains("\"skail\"");
+        }
+        catch (IOException ex) {
+            return false;
+        }
+    }
+
+    HttpResponse<String> get(String path) throws IOException {
+        return send(HttpRequest.newBuilder(uri(path)).GET().build());
+    }
+
+    HttpResponse<String> post(String path, String json) throws IOException {
+        return send(HttpRequest.newBuilder(uri(path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json))
+            .build());
+    }
+
+    private HttpResponse<String> send(HttpRequest request) throws IOException {
+        try {
+            return this.http.send(request, HttpResponse.BodyHandlers.ofString());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IOException(ex);
+        }
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://localhost:" + this.port + path);
+    }
+
+    /** SIGKILL: no shutdown hook, no graceful stop, nothing flushed by the JVM. */
+    void kill() throws InterruptedException {
+        this.process.destroyForcibly();
+        this.process.waitFor();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (this.process.isAlive()) {
+            kill();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+}
