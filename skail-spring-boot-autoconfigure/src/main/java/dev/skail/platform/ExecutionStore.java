@@ -39,7 +39,7 @@ public interface ExecutionStore {
     /** Claims one execution if it is due (or its lease expired). */
     Optional<Lease> claim(String taskId, String owner, long now, long leaseUntil);
 
-    /** Extends the leases still held; returns those that were lost. */
+    /** Extends the leases still held; returns those another runner holds now. */
     List<Lease> renew(List<Lease> leases, long now, long leaseUntil);
 
     /** Records a step's outcome and the attempt that produced it. */

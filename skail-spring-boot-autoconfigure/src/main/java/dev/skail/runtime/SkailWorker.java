@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.skail.platform.ExecutionStore;
@@ -49,6 +50,8 @@ public class SkailWorker implements SmartLifecycle {
     private final Map<String, Lease> running = new ConcurrentHashMap<>();
 
     private final AtomicInteger busy = new AtomicInteger();
+
+    private final AtomicBoolean pollPending = new AtomicBoolean();
 
     private volatile @Nullable ThreadPoolExecutor executor;
 
@@ -92,17 +95,19 @@ public class SkailWorker implements SmartLifecycle {
     /** Polls at once, e.g. after a trigger in this process, instead of waiting for the next poll. */
     public void nudge() {
         ScheduledExecutorService poller = this.scheduler;
-        if (this.started && poller != null) {
+        // one pending poll is enough, however many triggers and ended deliveries ask for it
+        if (this.started && poller != null && this.pollPending.compareAndSet(false, true)) {
             try {
                 poller.execute(this::poll);
             }
             catch (RuntimeException ex) {
-                // shutting down
+                this.pollPending.set(false);
             }
         }
     }
 
     void poll() {
+        this.pollPending.set(false);
         if (!this.started) {
             return;
         }

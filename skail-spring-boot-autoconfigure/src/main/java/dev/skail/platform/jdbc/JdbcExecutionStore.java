@@ -250,7 +250,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         return this.retry.run("renew leases", () -> inTransaction(connection -> {
             List<Lease> lost = new ArrayList<>();
             for (Lease lease : leases) {
-                if (!fence(connection, lease, now, leaseUntil)) {
+                if (!fence(connection, lease, now, leaseUntil) && heldByAnother(connection, lease)) {
                     lost.add(lease);
                 }
             }
@@ -383,6 +383,17 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         return update(connection, "UPDATE skail_execution SET lease_until = ?, updated_at = ? "
                 + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'", leaseUntil, now, lease.taskId(),
                 lease.token()) == 1;
+    }
+
+    /** Whether another runner holds the execution now (rather than its delivery having just ended). */
+    private static boolean heldByAnother(Connection connection, Lease lease) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT lease_token FROM skail_execution "
+                + "WHERE task_id = ?")) {
+            ps.setString(1, lease.taskId());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getString(1) != null && !lease.token().equals(rs.getString(1));
+            }
+        }
     }
 
     private void insertStep(Connection connection, StepRow step) throws SQLException {
