@@ -1,0 +1,48 @@
+package dev.skail.web;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import dev.skail.runtime.TestApplication;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** With skail.http.api-key set, every skail route demands the key. */
+@SpringBootTest(classes = TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = { "skail.workload=vendas:v1.0.0",
+                "skail.store.url=jdbc:h2:mem:skail-${random.uuid};DB_CLOSE_DELAY=-1", "skail.http.api-key=s3cret" })
+class ApiKeyTests {
+
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @LocalServerPort
+    int port;
+
+    @Test
+    void routesAnswer401WithoutTheKeyAndServeWithIt() throws Exception {
+        assertThat(send("/trigger/vendas/v1.0.0/processarPedido/key-1", null).statusCode()).isEqualTo(401);
+        assertThat(send("/trigger/vendas/v1.0.0/processarPedido/key-1", "wrong").statusCode()).isEqualTo(401);
+        assertThat(send("/api/v1/executions/key-1", null).statusCode()).isEqualTo(401);
+
+        assertThat(send("/trigger/vendas/v1.0.0/processarPedido/key-1", "s3cret").statusCode()).isEqualTo(202);
+        assertThat(send("/api/v1/executions/key-1", "s3cret").statusCode()).isEqualTo(200);
+    }
+
+    private HttpResponse<String> send(String path, String key) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path));
+        if (key != null) {
+            request.header(SkailApiController.API_KEY_HEADER, key);
+        }
+        if (path.startsWith("/trigger")) {
+            request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("\"key-1\""));
+        }
+        return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
