@@ -20,8 +20,9 @@ import tools.jackson.databind.JsonNode;
  * @param createdAt when it was triggered
  * @param updatedAt when it last changed
  * @param nextRunAt when it is due to run again, if it is waiting for a backoff or a timer
+ * @param parentTaskId the execution that started this one as a child, if any
  */
 public record SkailExecution(String taskId, String workload, String version, String function, ExecutionStatus status,
         JsonNode arguments, @Nullable JsonNode result, @Nullable SkailError error, int attempt, Instant createdAt,
-        Instant updatedAt, @Nullable Instant nextRunAt) {
+        Instant updatedAt, @Nullable Instant nextRunAt, @Nullable String parentTaskId) {
 }

@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
  * @param nextRunAt when it is due, if it waits for a backoff or a timer
  * @param createdAt when it was created
  * @param updatedAt when it last changed
+ * @param parentTaskId the execution that started this one as a child, if any
  */
 public record ExecutionRow(String taskId, String workload, String version, String function, String arguments,
         ExecutionStatus status, @Nullable String result, @Nullable String error, int attempt, int retriesUsed,
-        @Nullable Long nextRunAt, long createdAt, long updatedAt) {
+        @Nullable Long nextRunAt, long createdAt, long updatedAt, @Nullable String parentTaskId) {
 }

@@ -3,6 +3,7 @@ package dev.skail.platform;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 import dev.skail.ExecutionStatus;
 import org.jspecify.annotations.Nullable;
@@ -42,11 +43,46 @@ public interface ExecutionStore {
     /** Extends the leases still held; returns those another runner holds now. */
     List<Lease> renew(List<Lease> leases, long now, long leaseUntil);
 
-    /** Records a step's outcome and the attempt that produced it. */
-    void recordStep(Lease lease, StepRow step, AttemptRow attempt, long now, long leaseUntil);
+    /**
+     * Records a step: inserts it, or completes the PENDING step at its position; with the attempt that produced it,
+     * if any.
+     */
+    void recordStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil);
 
-    /** Records a failed attempt and makes the execution PENDING again at {@code nextRunAt}, releasing the lease. */
-    void scheduleRetry(Lease lease, AttemptRow attempt, long nextRunAt, long now);
+    /** Records an attempt of a step that has no outcome yet (a failure that will be retried). */
+    void recordAttempt(Lease lease, AttemptRow attempt, long now, long leaseUntil);
+
+    /**
+     * Ends the delivery without an outcome: the execution becomes PENDING or WAITING until it is due again (at once,
+     * if an awaited event is already kept or an awaited child has already ended), releasing the lease.
+     */
+    void suspend(Lease lease, Suspend suspend, long now);
+
+    /** Creates a child execution, PENDING, and records the parent's PENDING step that started it. */
+    void startChild(Lease lease, StepRow step, ExecutionRow child, long now, long leaseUntil);
+
+    /**
+     * Consumes the oldest event of this name kept for the execution, if any, and records the step made from it, in
+     * one transaction.
+     */
+    Optional<EventRow> takeEvent(Lease lease, String name, Function<EventRow, StepRow> step,
+            long now, long leaseUntil);
+
+    /** Keeps an event for an execution, and wakes it if it is waiting. */
+    FireOutcome fire(String taskId, String name, @Nullable String payload, long now);
+
+    /** What became of a fired event. */
+    enum FireOutcome {
+
+        /** Kept for the execution. */
+        FIRED,
+
+        /** No execution has that id. */
+        NOT_FOUND,
+
+        /** The execution has ended; the event is not kept. */
+        ENDED
+    }
 
     /**
      * Records the function's failed attempt; drops the failed steps at the end of the history (so their commands
@@ -54,9 +90,10 @@ public interface ExecutionStore {
      */
     void scheduleFunctionRetry(Lease lease, AttemptRow attempt, long nextRunAt, long now);
 
+    /** Marks the execution COMPLETED, and wakes its parent if it has one. */
     void complete(Lease lease, @Nullable String resultJson, long now);
 
-    /** Marks the execution FAILED; the attempt, if given, is recorded with it. */
+    /** Marks the execution FAILED, and wakes its parent if it has one; the attempt, if given, is recorded with it. */
     void fail(Lease lease, String errorJson, @Nullable AttemptRow attempt, long now);
 
     /** Gives the execution back without changing it, e.g. at shutdown. */

@@ -7,22 +7,38 @@ import org.jspecify.annotations.Nullable;
  *
  * @param taskId the execution
  * @param position the position in the history, from 0
- * @param kind {@link #COMMAND} (more kinds come with timers and events)
+ * @param kind what the step is: {@link #COMMAND}, {@link #DELAY}, {@link #EVENT}, {@link #CHILD}, {@link #NOW},
+ * {@link #UUID} or {@link #WHEN_ANY}
  * @param name the step's name
  * @param arguments JSON array of its arguments
- * @param status {@link #COMPLETED} or {@link #FAILED}
+ * @param status {@link #COMPLETED}, {@link #FAILED}, or {@link #PENDING} while it waits (a delay, an event, a child)
  * @param result JSON of the result
  * @param error JSON of the exception thrown into the function
  * @param idempotencyKey the step's idempotency key
  * @param functionAttempt the function attempt that recorded it
  * @param startedAt when the first attempt started
- * @param completedAt when the outcome was recorded
+ * @param completedAt when the outcome was recorded (when it was reached, while PENDING)
+ * @param childTaskId the child execution a {@link #CHILD} step started
  */
 public record StepRow(String taskId, int position, String kind, String name, String arguments, String status,
         @Nullable String result, @Nullable String error, String idempotencyKey, int functionAttempt, long startedAt,
-        long completedAt) {
+        long completedAt, @Nullable String childTaskId) {
 
     public static final String COMMAND = "COMMAND";
+
+    public static final String DELAY = "DELAY";
+
+    public static final String EVENT = "EVENT";
+
+    public static final String CHILD = "CHILD";
+
+    public static final String NOW = "NOW";
+
+    public static final String UUID = "UUID";
+
+    public static final String WHEN_ANY = "WHEN_ANY";
+
+    public static final String PENDING = "PENDING";
 
     public static final String COMPLETED = "COMPLETED";
 

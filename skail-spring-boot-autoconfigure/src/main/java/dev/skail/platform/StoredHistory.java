@@ -8,6 +8,8 @@ import java.util.List;
  * @param execution the execution
  * @param steps its steps
  * @param attempts its attempts
+ * @param events the events fired at it, in order of arrival
  */
-public record StoredHistory(ExecutionRow execution, List<StepRow> steps, List<AttemptRow> attempts) {
+public record StoredHistory(ExecutionRow execution, List<StepRow> steps, List<AttemptRow> attempts,
+        List<EventRow> events) {
 }

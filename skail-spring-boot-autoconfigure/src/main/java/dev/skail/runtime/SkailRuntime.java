@@ -67,6 +67,13 @@ public class SkailRuntime {
 
     private volatile boolean stopping;
 
+    private final java.util.concurrent.ExecutorService asyncExecutor = java.util.concurrent.Executors
+        .newCachedThreadPool(new org.springframework.scheduling.concurrent.CustomizableThreadFactory("skail-async-") {
+            {
+                setDaemon(true);
+            }
+        });
+
     public SkailRuntime(ExecutionStore store, Supplier<SkailCatalog> catalog, BeanFactory beanFactory, SkailJson json,
             Clock clock, RuntimeSettings settings) {
         this.store = store;
@@ -138,7 +145,7 @@ public class SkailRuntime {
         decode(definition, positional);
         long now = this.clock.millis();
         ExecutionRow row = new ExecutionRow(taskId, workload, version, function, this.json.write(positional),
-                ExecutionStatus.PENDING, null, null, 1, 0, now, now, now);
+                ExecutionStatus.PENDING, null, null, 1, 0, now, now, now, null);
         Optional<ExecutionRow> existing = this.store.create(row);
         if (existing.isEmpty()) {
             return new Triggered(view(row), true);
@@ -256,6 +263,7 @@ public class SkailRuntime {
         finally {
             context.unbind();
         }
+        context.awaitBranches();
         settle(context, definition, result, failure);
     }
 
@@ -271,12 +279,13 @@ public class SkailRuntime {
             }
             return;
         }
-        if (context.stopped()) {
-            if (!(failure instanceof Suspension)) {
+        if (context.fatal() == null && context.stopped()) {
+            if (failure != null && !(failure instanceof Suspension)) {
                 logger.error("skail function '" + definition.name() + "' of execution '" + lease.taskId()
                         + "' went on after the runtime suspended it (" + context.stopReason() + "); it must not catch "
                         + "Throwable or Error around steps. What it did after that point was not recorded");
             }
+            safely(() -> this.store.suspend(lease, context.suspendRequest(), this.clock.millis()));
             return;
         }
         RuntimeException fatal = context.checkHistoryConsumed();
@@ -354,8 +363,8 @@ public class SkailRuntime {
                     this.json.parse(step.arguments()), step.status(),
                     (step.result() != null) ? this.json.parse(step.result()) : null, this.json.readError(step.error()),
                     step.idempotencyKey(), Instant.ofEpochMilli(step.startedAt()),
-                    Instant.ofEpochMilli(step.completedAt()),
-                    attemptViews(attemptsByPosition.getOrDefault(step.position(), List.of()))));
+                    StepRow.PENDING.equals(step.status()) ? null : Instant.ofEpochMilli(step.completedAt()),
+                    attemptViews(attemptsByPosition.getOrDefault(step.position(), List.of())), step.childTaskId()));
         }
         attemptsByPosition.forEach((position, attempts) -> {
             if (position != AttemptRow.FUNCTION_POSITION && !steps.containsKey(position)) {
@@ -364,7 +373,7 @@ public class SkailRuntime {
                 steps.put(position, new SkailStep(position, StepRow.COMMAND, last.name(), NullNode.getInstance(),
                         SkailStep.RETRYING, null, this.json.readError(last.error()),
                         ExecutionContext.idempotencyKey(taskId, position),
-                        Instant.ofEpochMilli(attempts.get(0).startedAt()), null, attemptViews(attempts)));
+                        Instant.ofEpochMilli(attempts.get(0).startedAt()), null, attemptViews(attempts), null));
             }
         });
         return new SkailHistory(view(history.execution()), List.copyOf(steps.values()),
@@ -386,7 +395,42 @@ public class SkailRuntime {
                 this.json.parse(row.arguments()), (row.result() != null) ? this.json.parse(row.result()) : null,
                 this.json.readError(row.error()), row.attempt(), Instant.ofEpochMilli(row.createdAt()),
                 Instant.ofEpochMilli(row.updatedAt()),
-                (row.nextRunAt() != null) ? Instant.ofEpochMilli(row.nextRunAt()) : null);
+                (row.nextRunAt() != null) ? Instant.ofEpochMilli(row.nextRunAt()) : null, row.parentTaskId());
+    }
+
+    /**
+     * Fires an event at an execution (S7): kept until the function waits for it, and the execution woken if it is
+     * waiting.
+     * @throws SkailNotFoundException if the execution is unknown, or of another workload or version
+     * @throws SkailConflictException if it has ended
+     */
+    public void fire(String workload, String version, String taskId, String event, @Nullable String payloadJson) {
+        ExecutionRow execution = this.store.find(taskId)
+            .filter((row) -> row.workload().equals(workload) && row.version().equals(version))
+            .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "' in workload '" + workload
+                    + ":" + version + "'"));
+        if (event.isBlank() || event.length() > 200) {
+            throw new SkailInvalidRequestException("Invalid event name: use 1 to 200 characters");
+        }
+        ExecutionStore.FireOutcome outcome = this.store.fire(execution.taskId(), event, payloadJson, this.clock.millis());
+        switch (outcome) {
+            case NOT_FOUND -> throw new SkailNotFoundException("Unknown execution '" + taskId + "'");
+            case ENDED -> throw new SkailConflictException("Execution '" + taskId + "' has ended ("
+                    + this.store.find(taskId).map(ExecutionRow::status).orElse(ExecutionStatus.COMPLETED)
+                    + "): it takes no more events");
+            case FIRED -> {
+            }
+        }
+    }
+
+    /** The threads of steps started with {@code Skail.async}. */
+    java.util.concurrent.Executor asyncExecutor() {
+        return this.asyncExecutor;
+    }
+
+    /** Stops the threads of async steps. */
+    public void close() {
+        this.asyncExecutor.shutdownNow();
     }
 
     public Map<String, Long> counts() {

@@ -18,7 +18,7 @@ class CommandRulesTests extends SkailTestSupport {
 
         assertThat(execution.error().type()).isEqualTo(SkailUsageException.class.getName());
         assertThat(execution.error().message()).contains("comandoQueChamaComando").contains("reservarEstoque")
-            .contains("commands do not call commands or functions");
+            .contains("commands do not call commands, functions or skail primitives");
         // not retried: a usage error would only repeat
         assertThat(this.effects.count("nested-1", "comandoQueChamaComando")).isEqualTo(1);
         assertThat(this.effects.count("nested-1", "reservarEstoque")).isZero();

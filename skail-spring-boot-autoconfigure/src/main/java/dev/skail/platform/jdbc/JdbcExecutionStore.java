@@ -12,17 +12,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
 import dev.skail.ExecutionStatus;
 import dev.skail.platform.AttemptRow;
+import dev.skail.platform.EventRow;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
 import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.StepRow;
 import dev.skail.platform.StoredHistory;
+import dev.skail.platform.Suspend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -36,7 +39,13 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     private static final Log logger = LogFactory.getLog(JdbcExecutionStore.class);
 
     private static final String EXECUTION_COLUMNS = "task_id, workload, version, function_name, arguments, status, "
-            + "result, error, attempt, retries_used, next_run_at, created_at, updated_at";
+            + "result, error, attempt, retries_used, next_run_at, created_at, updated_at, parent_task_id";
+
+    private static final String STEP_COLUMNS = "task_id, position, kind, name, arguments, status, result, error, "
+            + "idempotency_key, function_attempt, started_at, completed_at, child_task_id";
+
+    private static final String WAKE_PARENT = "UPDATE skail_execution SET next_run_at = ? WHERE status = 'WAITING' "
+            + "AND task_id = (SELECT parent_task_id FROM skail_execution WHERE task_id = ?)";
 
     private static final String DUE = "((status IN ('PENDING', 'WAITING') AND next_run_at <= ?) "
             + "OR (status = 'RUNNING' AND lease_until < ?))";
@@ -123,22 +132,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public Optional<ExecutionRow> create(ExecutionRow execution) {
         return this.retry.run("create execution " + execution.taskId(), () -> inTransaction(connection -> {
-            try (PreparedStatement ps = connection.prepareStatement("INSERT INTO skail_execution (" + EXECUTION_COLUMNS
-                    + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-                ps.setString(1, execution.taskId());
-                ps.setString(2, execution.workload());
-                ps.setString(3, execution.version());
-                ps.setString(4, execution.function());
-                ps.setString(5, execution.arguments());
-                ps.setString(6, execution.status().name());
-                ps.setString(7, execution.result());
-                ps.setString(8, execution.error());
-                ps.setInt(9, execution.attempt());
-                ps.setInt(10, execution.retriesUsed());
-                setLong(ps, 11, execution.nextRunAt());
-                ps.setLong(12, execution.createdAt());
-                ps.setLong(13, execution.updatedAt());
-                ps.executeUpdate();
+            try {
+                insertExecution(connection, execution);
                 return Optional.<ExecutionRow>empty();
             }
             catch (SQLException ex) {
@@ -150,6 +145,14 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 throw ex;
             }
         }));
+    }
+
+    private static void insertExecution(Connection connection, ExecutionRow execution) throws SQLException {
+        update(connection, "INSERT INTO skail_execution (" + EXECUTION_COLUMNS
+                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", execution.taskId(), execution.workload(),
+                execution.version(), execution.function(), execution.arguments(), execution.status().name(),
+                execution.result(), execution.error(), execution.attempt(), execution.retriesUsed(),
+                execution.nextRunAt(), execution.createdAt(), execution.updatedAt(), execution.parentTaskId());
     }
 
     @Override
@@ -170,7 +173,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     return Optional.<StoredHistory>empty();
                 }
                 return Optional.of(new StoredHistory(execution.get(), steps(connection, taskId),
-                        attempts(connection, taskId)));
+                        attempts(connection, taskId), events(connection, taskId)));
             }
         });
     }
@@ -259,24 +262,123 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
-    public void recordStep(Lease lease, StepRow step, AttemptRow attempt, long now, long leaseUntil) {
+    public void recordStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil) {
         this.retry.run("record step " + step.position() + " of " + lease.taskId(), () -> inTransaction(connection -> {
             requireLease(connection, lease, now, leaseUntil);
-            insertStep(connection, step);
+            writeStep(connection, step);
+            if (attempt != null) {
+                insertAttempt(connection, attempt);
+            }
+            return null;
+        }));
+    }
+
+    @Override
+    public void recordAttempt(Lease lease, AttemptRow attempt, long now, long leaseUntil) {
+        this.retry.run("record an attempt of " + lease.taskId(), () -> inTransaction(connection -> {
+            requireLease(connection, lease, now, leaseUntil);
             insertAttempt(connection, attempt);
             return null;
         }));
     }
 
     @Override
-    public void scheduleRetry(Lease lease, AttemptRow attempt, long nextRunAt, long now) {
-        this.retry.run("schedule a retry of " + lease.taskId(), () -> inTransaction(connection -> {
+    public void suspend(Lease lease, Suspend suspend, long now) {
+        this.retry.run("suspend " + lease.taskId(), () -> inTransaction(connection -> {
             requireLease(connection, lease, now, now);
-            insertAttempt(connection, attempt);
-            update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
-                    + "lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?", nextRunAt, now,
-                    lease.taskId());
+            Long nextRunAt = suspend.nextRunAt();
+            if (awaitedArrived(connection, lease.taskId(), suspend)) {
+                nextRunAt = now;
+            }
+            update(connection, "UPDATE skail_execution SET status = ?, next_run_at = ?, updated_at = ?, "
+                    + "lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?",
+                    suspend.status().name(), nextRunAt, now, lease.taskId());
             return null;
+        }));
+    }
+
+    /** Whether an awaited event is kept or an awaited child has ended: then the execution is due at once. */
+    private static boolean awaitedArrived(Connection connection, String taskId, Suspend suspend) throws SQLException {
+        for (String name : suspend.events()) {
+            try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM skail_event WHERE task_id = ? "
+                    + "AND name = ? AND consumed_position IS NULL")) {
+                ps.setString(1, taskId);
+                ps.setString(2, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        return true;
+                    }
+                }
+            }
+        }
+        for (String child : suspend.children()) {
+            try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM skail_execution WHERE task_id = ? "
+                    + "AND status IN ('COMPLETED', 'FAILED')")) {
+                ps.setString(1, child);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void startChild(Lease lease, StepRow step, ExecutionRow child, long now, long leaseUntil) {
+        this.retry.run("start child " + child.taskId(), () -> inTransaction(connection -> {
+            requireLease(connection, lease, now, leaseUntil);
+            insertExecution(connection, child);
+            writeStep(connection, step);
+            return null;
+        }));
+    }
+
+    @Override
+    public Optional<EventRow> takeEvent(Lease lease, String name, Function<EventRow, StepRow> step, long now,
+            long leaseUntil) {
+        return this.retry.run("take event " + name + " of " + lease.taskId(), () -> inTransaction(connection -> {
+            requireLease(connection, lease, now, leaseUntil);
+            EventRow event = null;
+            try (PreparedStatement ps = connection.prepareStatement("SELECT id, task_id, name, payload, fired_at, "
+                    + "consumed_position FROM skail_event WHERE task_id = ? AND name = ? AND consumed_position IS NULL "
+                    + "ORDER BY id FETCH FIRST 1 ROWS ONLY")) {
+                ps.setString(1, lease.taskId());
+                ps.setString(2, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        event = eventRow(rs);
+                    }
+                }
+            }
+            if (event == null) {
+                return Optional.<EventRow>empty();
+            }
+            StepRow recorded = step.apply(event);
+            update(connection, "UPDATE skail_event SET consumed_position = ? WHERE id = ?", recorded.position(),
+                    event.id());
+            writeStep(connection, recorded);
+            return Optional.of(event);
+        }));
+    }
+
+    @Override
+    public FireOutcome fire(String taskId, String name, @Nullable String payload, long now) {
+        return this.retry.run("fire " + name + " at " + taskId, () -> inTransaction(connection -> {
+            Optional<ExecutionRow> execution = findExecution(connection, taskId);
+            if (execution.isEmpty()) {
+                return FireOutcome.NOT_FOUND;
+            }
+            if (execution.get().status().isTerminal()) {
+                return FireOutcome.ENDED;
+            }
+            update(connection, "INSERT INTO skail_event (task_id, name, payload, fired_at) VALUES (?, ?, ?, ?)", taskId,
+                    name, payload, now);
+            // a waiting execution is due at once; a running one checks for kept events when it suspends
+            update(connection, "UPDATE skail_execution SET next_run_at = ?, updated_at = ? WHERE task_id = ? "
+                    + "AND status = 'WAITING'", now, now, taskId);
+            return FireOutcome.FIRED;
         }));
     }
 
@@ -309,6 +411,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             update(connection, "UPDATE skail_execution SET status = 'COMPLETED', result = ?, next_run_at = NULL, "
                     + "updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?",
                     resultJson, now, lease.taskId());
+            update(connection, WAKE_PARENT, now, lease.taskId());
             return null;
         }));
     }
@@ -323,6 +426,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             update(connection, "UPDATE skail_execution SET status = 'FAILED', error = ?, next_run_at = NULL, "
                     + "updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?",
                     errorJson, now, lease.taskId());
+            update(connection, WAKE_PARENT, now, lease.taskId());
             return null;
         }));
     }
@@ -396,11 +500,17 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }
     }
 
-    private void insertStep(Connection connection, StepRow step) throws SQLException {
-        update(connection, "INSERT INTO skail_step (task_id, position, kind, name, arguments, status, result, error, "
-                + "idempotency_key, function_attempt, started_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                step.taskId(), step.position(), step.kind(), step.name(), step.arguments(), step.status(), step.result(),
-                step.error(), step.idempotencyKey(), step.functionAttempt(), step.startedAt(), step.completedAt());
+    /** Inserts the step, or completes the PENDING step at its position. */
+    private static void writeStep(Connection connection, StepRow step) throws SQLException {
+        int updated = update(connection, "UPDATE skail_step SET status = ?, result = ?, error = ?, completed_at = ? "
+                + "WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ?", step.status(), step.result(),
+                step.error(), step.completedAt(), step.taskId(), step.position(), step.kind());
+        if (updated == 0) {
+            update(connection, "INSERT INTO skail_step (" + STEP_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                    + "?, ?)", step.taskId(), step.position(), step.kind(), step.name(), step.arguments(), step.status(),
+                    step.result(), step.error(), step.idempotencyKey(), step.functionAttempt(), step.startedAt(),
+                    step.completedAt(), step.childTaskId());
+        }
     }
 
     private void insertAttempt(Connection connection, AttemptRow attempt) throws SQLException {
@@ -421,8 +531,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     private List<StepRow> steps(Connection connection, String taskId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT task_id, position, kind, name, arguments, "
-                + "status, result, error, idempotency_key, function_attempt, started_at, completed_at FROM skail_step "
+        try (PreparedStatement ps = connection.prepareStatement("SELECT " + STEP_COLUMNS + " FROM skail_step "
                 + "WHERE task_id = ? ORDER BY position")) {
             ps.setString(1, taskId);
             List<StepRow> steps = new ArrayList<>();
@@ -430,7 +539,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 while (rs.next()) {
                     steps.add(new StepRow(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getString(4),
                             rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9),
-                            rs.getInt(10), rs.getLong(11), rs.getLong(12)));
+                            rs.getInt(10), rs.getLong(11), rs.getLong(12), rs.getString(13)));
                 }
             }
             return steps;
@@ -461,7 +570,28 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         Long nextRunAt = rs.wasNull() ? null : next;
         return new ExecutionRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
                 ExecutionStatus.valueOf(rs.getString(6)), rs.getString(7), rs.getString(8), rs.getInt(9),
-                rs.getInt(10), nextRunAt, rs.getLong(12), rs.getLong(13));
+                rs.getInt(10), nextRunAt, rs.getLong(12), rs.getLong(13), rs.getString(14));
+    }
+
+    private List<EventRow> events(Connection connection, String taskId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT id, task_id, name, payload, fired_at, "
+                + "consumed_position FROM skail_event WHERE task_id = ? ORDER BY id")) {
+            ps.setString(1, taskId);
+            List<EventRow> events = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    events.add(eventRow(rs));
+                }
+            }
+            return events;
+        }
+    }
+
+    private static EventRow eventRow(ResultSet rs) throws SQLException {
+        int consumed = rs.getInt(6);
+        Integer consumedPosition = rs.wasNull() ? null : consumed;
+        return new EventRow(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
+                consumedPosition);
     }
 
     private static int update(Connection connection, String sql, @Nullable Object... values) throws SQLException {
@@ -469,22 +599,13 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             for (int i = 0; i < values.length; i++) {
                 Object value = values[i];
                 if (value == null) {
-                    ps.setNull(i + 1, Types.VARCHAR);
+                    ps.setNull(i + 1, Types.NULL);
                 }
                 else {
                     ps.setObject(i + 1, value);
                 }
             }
             return ps.executeUpdate();
-        }
-    }
-
-    private static void setLong(PreparedStatement ps, int index, @Nullable Long value) throws SQLException {
-        if (value == null) {
-            ps.setNull(index, Types.BIGINT);
-        }
-        else {
-            ps.setLong(index, value);
         }
     }
 

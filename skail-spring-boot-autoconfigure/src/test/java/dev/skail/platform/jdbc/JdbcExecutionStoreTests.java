@@ -104,12 +104,12 @@ class JdbcExecutionStoreTests {
 
     private static ExecutionRow execution(String taskId, long createdAt) {
         return new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[\"x\"]", ExecutionStatus.PENDING, null,
-                null, 1, 0, createdAt, createdAt, createdAt);
+                null, 1, 0, createdAt, createdAt, createdAt, null);
     }
 
     private static StepRow step(String taskId, int position) {
         return new StepRow(taskId, position, StepRow.COMMAND, "reservarEstoque", "[]", StepRow.COMPLETED, "\"ok\"", null,
-                "key", 1, 150, 160);
+                "key", 1, 150, 160, null);
     }
 
     private static AttemptRow attempt(String taskId, int position) {
