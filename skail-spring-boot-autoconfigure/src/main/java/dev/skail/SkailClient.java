@@ -3,6 +3,8 @@ package dev.skail;
 import java.util.Optional;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Triggers and queries executions from application code, e.g. a controller. Triggering is idempotent on the id:
  * repeating a trigger returns the existing execution; repeating it with other arguments is a
@@ -24,6 +26,15 @@ public interface SkailClient {
      * The call records the method and arguments and returns a default value; it runs nothing.
      */
     <T> SkailExecution trigger(String taskId, Class<T> beanType, Consumer<T> call);
+
+    /**
+     * Fires an event at an execution: kept until the function waits for it ({@link Skail#waitForEvent}), consumed in
+     * order of arrival.
+     * @param payload the event's payload, written as JSON (may be {@code null})
+     * @throws SkailNotFoundException if there is no execution with this id
+     * @throws SkailConflictException if the execution has ended
+     */
+    void fire(String taskId, String event, @Nullable Object payload);
 
     /** The execution with this id, if any. */
     Optional<SkailExecution> find(String taskId);

@@ -61,6 +61,16 @@ public class DefaultSkailClient implements SkailClient {
     }
 
     @Override
+    public void fire(String taskId, String event, @Nullable Object payload) {
+        RuntimeSettings settings = this.runtime.settings();
+        this.runtime.fire(settings.workload(), settings.version(), taskId, event,
+                (payload != null) ? this.runtime.json().write(payload) : null);
+        if (this.worker != null) {
+            this.worker.nudge();
+        }
+    }
+
+    @Override
     public Optional<SkailExecution> find(String taskId) {
         return this.runtime.find(taskId);
     }

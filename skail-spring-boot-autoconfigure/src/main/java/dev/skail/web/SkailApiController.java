@@ -33,7 +33,7 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The skail HTTP API of the embedded platform: trigger an execution, read it and its history. Errors are
+ * The skail HTTP API of the embedded platform: trigger an execution, fire events at it, read it and its history. Errors are
  * {@code application/problem+json} answers that name the problem; a refused request records nothing.
  */
 @RestController
@@ -75,6 +75,23 @@ public class SkailApiController {
         return ResponseEntity.status(HttpStatus.ACCEPTED)
             .location(URI.create("/api/v1/executions/" + id))
             .body(triggered.execution());
+    }
+
+    @PostMapping(path = "/api/v1/fire/{workload}/{version}/{taskId}/{event}",
+            produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<SkailExecution> fire(@PathVariable String workload, @PathVariable String version,
+            @PathVariable String taskId, @PathVariable String event,
+            @RequestHeader(name = API_KEY_HEADER, required = false) @Nullable String key, HttpServletRequest request)
+            throws IOException {
+        authorize(key);
+        JsonNode payload = readBody(request);
+        this.runtime.fire(workload, version, taskId, event, payload.isMissingNode() ? null : this.json.write(payload));
+        if (this.worker != null) {
+            this.worker.nudge();
+        }
+        return ResponseEntity.status(HttpStatus.ACCEPTED)
+            .body(this.runtime.find(taskId).orElseThrow(() -> new SkailNotFoundException("Unknown execution '"
+                    + taskId + "'")));
     }
 
     @GetMapping(path = "/api/v1/executions/{taskId}", produces = MediaType.APPLICATION_JSON_VALUE)

@@ -1,0 +1,36 @@
+package dev.skail.test;
+
+import dev.skail.SkailClient;
+import dev.skail.runtime.SkailWorker;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+
+/**
+ * Import it in a Spring Boot test ({@code @Import(SkailTestConfiguration.class)}) for virtual time: a
+ * {@link VirtualClock} becomes the application's primary {@link java.time.Clock}, so the runtime reads time from it,
+ * and advancing it wakes the worker at once. Also provides a {@link SkailAwait}.
+ */
+@Configuration(proxyBeanMethods = false)
+public class SkailTestConfiguration {
+
+    @Bean
+    @Primary
+    VirtualClock skailVirtualClock() {
+        return new VirtualClock();
+    }
+
+    @Bean
+    SkailAwait skailAwait(SkailClient client) {
+        return new SkailAwait(client);
+    }
+
+    @Bean
+    static SmartInitializingSingleton skailVirtualClockWakesWorker(ObjectProvider<VirtualClock> clock,
+            ObjectProvider<SkailWorker> worker) {
+        return () -> clock.ifAvailable((virtualClock) -> worker.ifAvailable((w) -> virtualClock.onAdvance(w::nudge)));
+    }
+}
