@@ -78,6 +78,8 @@ public class SkailWorker implements SmartLifecycle {
     public void start() {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(this.concurrency, this.concurrency, 60, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), threads("skail-worker-"));
+        // a fixed set of threads from the start: the load never changes how many threads skail holds
+        pool.prestartAllCoreThreads();
         ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(threads("skail-poller-"));
         this.executor = pool;
         this.scheduler = poller;

@@ -140,6 +140,12 @@ public class TestFlows {
         }
     }
 
+    /** S7: waits for an approval fired over HTTP. */
+    @SkailFunction
+    public String esperarAprovacao(String id) {
+        return "approved by " + dev.skail.Skail.waitForEvent("aprovacao", String.class);
+    }
+
     /** S15: records the key and the attempt each run of the command sees. */
     @SkailFunction
     public void chaves(String id) throws GatewayException {

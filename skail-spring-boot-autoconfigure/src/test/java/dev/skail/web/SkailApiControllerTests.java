@@ -134,6 +134,29 @@ class SkailApiControllerTests {
     }
 
     @Test
+    void fireDeliversThePayloadToTheWaitingFunction() throws Exception {
+        post("/trigger/vendas/v1.0.0/esperarAprovacao/fire-1", "\"fire-1\"");
+
+        HttpResponse<String> fired = post("/api/v1/fire/vendas/v1.0.0/fire-1/aprovacao", "\"maria\"");
+
+        assertThat(fired.statusCode()).isEqualTo(202);
+        awaitCompleted("fire-1");
+        assertThat(this.client.find("fire-1").orElseThrow().result().asString()).isEqualTo("approved by maria");
+    }
+
+    @Test
+    void fireAtAnUnknownExecutionIsA404AndAtAnEndedOneA409() throws Exception {
+        assertProblem(post("/api/v1/fire/vendas/v1.0.0/nobody/aprovacao", "\"x\""), 404, "Unknown execution 'nobody'");
+        post("/trigger/vendas/v1.0.0/esperarAprovacao/fire-2", "\"fire-2\"");
+        assertProblem(post("/api/v1/fire/compras/v1.0.0/fire-2/aprovacao", "\"x\""), 404, "Unknown execution");
+        post("/api/v1/fire/vendas/v1.0.0/fire-2/aprovacao", "\"ana\"");
+        awaitCompleted("fire-2");
+
+        assertProblem(post("/api/v1/fire/vendas/v1.0.0/fire-2/aprovacao", "\"late\""), 409, "has ended");
+        assertProblem(post("/api/v1/fire/vendas/v1.0.0/fire-2/aprovacao", "{bad"), 400, "not valid JSON");
+    }
+
+    @Test
     void unknownExecutionIsA404Problem() throws Exception {
         assertProblem(get("/api/v1/executions/nobody"), 404, "Unknown execution 'nobody'");
         assertProblem(get("/api/v1/executions/nobody/history"), 404, "Unknown execution 'nobody'");
