@@ -3,6 +3,7 @@ package dev.skail.sample;
 import java.math.BigDecimal;
 import java.util.UUID;
 
+import dev.skail.Skail;
 import dev.skail.SkailCommand;
 import dev.skail.SkailContext;
 import dev.skail.SkailFunction;
@@ -12,8 +13,9 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.stereotype.Service;
 
 /**
- * The order flow of skail's documentation (seed "Falhas, retries e idempotência"): reserve stock, charge the card,
- * compensate when the gateway stays down, treat a refusal as a result, confirm.
+ * The order flow of skail's documentation ("Como funciona", "Falhas, retries e idempotência"): reserve stock, wait
+ * (24 hours by default, holding no thread), charge the card, compensate when the gateway stays down, treat a refusal
+ * as a result, confirm.
  */
 @Service
 public class Pedidos {
@@ -35,6 +37,7 @@ public class Pedidos {
     @SkailFunction
     public String processarPedido(UUID pedidoId, BigDecimal valor) {
         reservarEstoque(pedidoId);
+        Skail.delay(this.properties.prazoConfirmacao()); // hibernates: no thread held, survives restarts
         ResultadoCobranca resultado;
         try {
             resultado = cobrarCartao(pedidoId, valor); // the exception arrives only after 9 attempts

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "skail.store.url=jdbc:h2:mem:sample-${random.uuid};DB_CLOSE_DELAY=-1",
                 "skail.retry.backoff.initial=0ms", "skail.retry.backoff.max=0ms", "skail.worker.poll-interval=20ms",
-                "sample.latency=0ms", "sample.gateway-failures=2" })
+                "sample.latency=0ms", "sample.gateway-failures=2", "sample.prazo-confirmacao=0s" })
 class PedidosTests {
 
     @LocalServerPort
@@ -43,9 +43,9 @@ class PedidosTests {
         assertThat(done.status()).isEqualTo(ExecutionStatus.COMPLETED);
         assertThat(done.result().asString()).isEqualTo("CONFIRMADO");
         var steps = this.skail.history(execution.taskId()).steps();
-        assertThat(steps).extracting(SkailStep::name).containsExactly("reservarEstoque", "cobrarCartao",
+        assertThat(steps).extracting(SkailStep::name).containsExactly("reservarEstoque", "delay", "cobrarCartao",
                 "confirmarPedido");
-        assertThat(steps.get(1).attempts()).hasSize(3);
+        assertThat(steps.get(2).attempts()).hasSize(3);
     }
 
     @Test
@@ -54,7 +54,7 @@ class PedidosTests {
 
         assertThat(done.result().asString()).isEqualTo("RECUSADO");
         assertThat(this.skail.history(done.taskId()).steps()).extracting(SkailStep::name)
-            .containsExactly("reservarEstoque", "cobrarCartao", "liberarEstoque");
+            .containsExactly("reservarEstoque", "delay", "cobrarCartao", "liberarEstoque");
     }
 
     @Test
@@ -63,10 +63,10 @@ class PedidosTests {
 
         assertThat(done.result().asString()).isEqualTo("PENDENTE");
         var steps = this.skail.history(done.taskId()).steps();
-        assertThat(steps).extracting(SkailStep::name).containsExactly("reservarEstoque", "cobrarCartao",
+        assertThat(steps).extracting(SkailStep::name).containsExactly("reservarEstoque", "delay", "cobrarCartao",
                 "liberarEstoque", "marcarPedidoComoPendente");
-        assertThat(steps.get(1).attempts()).hasSize(9);
-        assertThat(steps.get(1).error().type()).isEqualTo(GatewayException.class.getName());
+        assertThat(steps.get(2).attempts()).hasSize(9);
+        assertThat(steps.get(2).error().type()).isEqualTo(GatewayException.class.getName());
     }
 
     @Test
