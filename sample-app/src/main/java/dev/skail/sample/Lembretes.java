@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import dev.skail.Skail;
+import dev.skail.SkailAllowNondeterminism;
 import dev.skail.SkailCommand;
 import dev.skail.SkailFunction;
 import org.apache.commons.logging.Log;
@@ -32,6 +33,7 @@ public class Lembretes {
      * later the same line asks for a delay of 0 days, which is not the step in the history.
      */
     @SkailFunction
+    @SkailAllowNondeterminism(reason = "the wrong version of the reminder in skail's docs, kept to show the divergence")
     public void enviarLembreteLendoRelogio(Assinatura assinatura) {
         Duration ateVencimento = Duration.between(this.clock.instant(), assinatura.vencimento()); // not deterministic
         Skail.delay(ateVencimento.minusDays(3));

@@ -3,6 +3,7 @@ package dev.skail.autoconfigure;
 import java.nio.file.Path;
 import java.time.Duration;
 
+import dev.skail.analyzer.AnalyzerMode;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -30,6 +31,8 @@ public class SkailProperties {
     private final Retry retry = new Retry();
 
     private final Http http = new Http();
+
+    private final Analyzer analyzer = new Analyzer();
 
     public @Nullable String getWorkload() {
         return this.workload;
@@ -61,6 +64,27 @@ public class SkailProperties {
 
     public Http getHttp() {
         return this.http;
+    }
+
+    public Analyzer getAnalyzer() {
+        return this.analyzer;
+    }
+
+    public static class Analyzer {
+
+        /**
+         * What start-up does with the sources of non-determinism the analyzer finds in functions: fail, warn, or off
+         * (the analyzer does not run).
+         */
+        private AnalyzerMode mode = AnalyzerMode.FAIL;
+
+        public AnalyzerMode getMode() {
+            return this.mode;
+        }
+
+        public void setMode(AnalyzerMode mode) {
+            this.mode = mode;
+        }
     }
 
     public static class Store {

@@ -3,6 +3,7 @@ package dev.skail.platform;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 import dev.skail.ExecutionStatus;
@@ -34,8 +35,12 @@ public interface ExecutionStore {
     /** Executions, newest first. */
     List<ExecutionRow> list(@Nullable ExecutionStatus status, int limit);
 
-    /** Claims up to {@code limit} executions of this workload version that are due (or whose lease expired). */
-    List<Lease> claimDue(String workload, String version, String owner, int limit, long now, long leaseUntil);
+    /**
+     * Claims up to {@code limit} executions of this workload version that are due (or whose lease expired), except
+     * those in {@code exclude} (the ones this runner is running already).
+     */
+    List<Lease> claimDue(String workload, String version, String owner, int limit, long now, long leaseUntil,
+            Set<String> exclude);
 
     /** Claims one execution if it is due (or its lease expired). */
     Optional<Lease> claim(String taskId, String owner, long now, long leaseUntil);

@@ -14,6 +14,11 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import dev.skail.analyzer.AnalyzerMode;
+import dev.skail.analyzer.DeterminismAnalyzer;
+import dev.skail.analyzer.Finding;
+import dev.skail.analyzer.SkailDeterminismException;
+
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -24,7 +29,10 @@ import org.springframework.cglib.proxy.Callback;
 import org.springframework.cglib.proxy.CallbackFilter;
 import org.springframework.cglib.proxy.Enhancer;
 import org.springframework.cglib.proxy.NoOp;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.EnvironmentAware;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -34,7 +42,7 @@ import org.springframework.util.ReflectionUtils;
  * methods go through the runtime. This is how Spring's own {@code @Configuration} classes intercept calls a bean
  * makes to itself; proxies the application adds (e.g. {@code @Transactional}) still wrap the bean as usual.
  */
-public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordered {
+public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordered, EnvironmentAware {
 
     private static final Log logger = LogFactory.getLog(SkailBeanEnhancer.class);
 
@@ -44,8 +52,16 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
 
     private volatile SkailCatalog catalog = new SkailCatalog(Map.of());
 
+    private AnalyzerMode analyzerMode = AnalyzerMode.FAIL;
+
     public SkailBeanEnhancer(SkailJson json) {
         this.json = json;
+    }
+
+    @Override
+    public void setEnvironment(Environment environment) {
+        this.analyzerMode = Binder.get(environment).bind("skail.analyzer.mode", AnalyzerMode.class)
+            .orElse(AnalyzerMode.FAIL);
     }
 
     @Override
@@ -110,6 +126,29 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
             throw new SkailDeclarationException(problems);
         }
         this.catalog = new SkailCatalog(functions);
+        analyzeDeterminism();
+    }
+
+    private void analyzeDeterminism() {
+        if (this.analyzerMode == AnalyzerMode.OFF || this.catalog.functions().isEmpty()) {
+            return;
+        }
+        long start = System.nanoTime();
+        DeterminismAnalyzer analyzer = new DeterminismAnalyzer();
+        List<Finding> findings = analyzer.analyze(
+                this.catalog.functions().stream().map((function) -> function.step().method()).toList());
+        logger.info("skail determinism analyzer checked " + this.catalog.functions().size() + " function(s) ("
+                + analyzer.methodsRead() + " method bodies) in " + (System.nanoTime() - start) / 1_000_000 + " ms: "
+                + findings.size() + " finding(s)");
+        if (findings.isEmpty()) {
+            return;
+        }
+        if (this.analyzerMode == AnalyzerMode.FAIL) {
+            throw new SkailDeterminismException(findings);
+        }
+        for (Finding finding : findings) {
+            logger.warn("skail determinism analyzer: " + finding.describe() + "; fix: " + finding.category().fix());
+        }
     }
 
     private static @Nullable Class<?> beanClass(ConfigurableListableBeanFactory beanFactory, String beanName,

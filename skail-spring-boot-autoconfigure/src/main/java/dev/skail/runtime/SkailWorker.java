@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -121,7 +122,7 @@ public class SkailWorker implements SmartLifecycle {
             long now = this.clock.millis();
             List<Lease> leases = this.store.claimDue(this.runtime.settings().workload(),
                     this.runtime.settings().version(), this.runtime.settings().instanceId(), free, now,
-                    this.runtime.leaseUntil());
+                    this.runtime.leaseUntil(), Set.copyOf(this.running.keySet()));
             for (Lease lease : leases) {
                 submit(lease);
             }

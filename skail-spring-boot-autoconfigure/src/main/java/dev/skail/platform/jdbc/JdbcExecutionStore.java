@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 
@@ -43,6 +44,15 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     private static final String STEP_COLUMNS = "task_id, position, kind, name, arguments, status, result, error, "
             + "idempotency_key, function_attempt, started_at, completed_at, child_task_id";
+
+    private static final String DUE_PENDING = "SELECT task_id FROM skail_execution WHERE workload = ? AND version = ? "
+            + "AND status = 'PENDING' AND next_run_at <= ? ORDER BY next_run_at, task_id";
+
+    private static final String DUE_WAITING = "SELECT task_id FROM skail_execution WHERE workload = ? AND version = ? "
+            + "AND status = 'WAITING' AND next_run_at <= ? ORDER BY next_run_at, task_id";
+
+    private static final String EXPIRED_RUNNING = "SELECT task_id FROM skail_execution WHERE workload = ? "
+            + "AND version = ? AND status = 'RUNNING' AND lease_until < ? ORDER BY lease_until, task_id";
 
     private static final String WAKE_PARENT = "UPDATE skail_execution SET next_run_at = ? WHERE status = 'WAITING' "
             + "AND task_id = (SELECT parent_task_id FROM skail_execution WHERE task_id = ?)";
@@ -201,20 +211,29 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public List<Lease> claimDue(String workload, String version, String owner, int limit, long now,
-            long leaseUntil) {
+            long leaseUntil, Set<String> exclude) {
         return this.retry.run("claim due executions", () -> {
+            // one index range per status (workload, version, status, next_run_at): no scan, no sort of the table
             List<String> candidates = new ArrayList<>();
-            try (Connection connection = this.dataSource.getConnection();
-                    PreparedStatement ps = connection.prepareStatement("SELECT task_id FROM skail_execution "
-                            + "WHERE workload = ? AND version = ? AND " + DUE
-                            + " ORDER BY next_run_at FETCH FIRST " + limit + " ROWS ONLY")) {
-                ps.setString(1, workload);
-                ps.setString(2, version);
-                ps.setLong(3, now);
-                ps.setLong(4, now);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        candidates.add(rs.getString(1));
+            int wanted = limit + exclude.size();
+            try (Connection connection = this.dataSource.getConnection()) {
+                for (String sql : List.of(DUE_PENDING, DUE_WAITING, EXPIRED_RUNNING)) {
+                    if (candidates.size() >= limit) {
+                        break;
+                    }
+                    try (PreparedStatement ps = connection.prepareStatement(sql + " FETCH FIRST " + wanted
+                            + " ROWS ONLY")) {
+                        ps.setString(1, workload);
+                        ps.setString(2, version);
+                        ps.setLong(3, now);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next() && candidates.size() < limit) {
+                                String taskId = rs.getString(1);
+                                if (!exclude.contains(taskId) && !candidates.contains(taskId)) {
+                                    candidates.add(taskId);
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -461,17 +480,20 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                         }
                     }
                 }
-                try (PreparedStatement ps = connection.prepareStatement("SELECT COUNT(*) FROM skail_execution "
-                        + "WHERE workload = ? AND version = ? AND " + DUE)) {
-                    ps.setString(1, workload);
-                    ps.setString(2, version);
-                    ps.setLong(3, now);
-                    ps.setLong(4, now);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        rs.next();
-                        counts.put("READY", rs.getLong(1));
+                long ready = 0;
+                for (String sql : List.of(DUE_PENDING, DUE_WAITING, EXPIRED_RUNNING)) {
+                    String count = "SELECT COUNT(*) FROM (" + sql.substring(0, sql.indexOf(" ORDER BY")) + ") due";
+                    try (PreparedStatement ps = connection.prepareStatement(count)) {
+                        ps.setString(1, workload);
+                        ps.setString(2, version);
+                        ps.setLong(3, now);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            rs.next();
+                            ready += rs.getLong(1);
+                        }
                     }
                 }
+                counts.put("READY", ready);
             }
             return counts;
         });

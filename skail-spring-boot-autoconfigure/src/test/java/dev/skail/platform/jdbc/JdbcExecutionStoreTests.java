@@ -61,8 +61,8 @@ class JdbcExecutionStoreTests {
     void aDueExecutionIsClaimedByOneOwnerOnly() {
         this.store.create(execution("t-1", 0));
 
-        List<Lease> first = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100);
-        List<Lease> second = this.store.claimDue("vendas", "v1", "b", 10, 100, 30_100);
+        List<Lease> first = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100, java.util.Set.of());
+        List<Lease> second = this.store.claimDue("vendas", "v1", "b", 10, 100, 30_100, java.util.Set.of());
 
         assertThat(first).extracting(Lease::taskId).containsExactly("t-1");
         assertThat(second).isEmpty();
@@ -70,18 +70,30 @@ class JdbcExecutionStoreTests {
     }
 
     @Test
+    void executionsTheRunnerIsRunningAreNotClaimedAgainEvenWhenTheirLeaseLooksExpired() {
+        this.store.create(execution("t-1", 0));
+        this.store.create(execution("t-2", 0));
+        this.store.claimDue("vendas", "v1", "a", 1, 100, 1_000, java.util.Set.of());
+
+        // the clock jumped past the lease (virtual time): t-1 looks expired, but runner a is still running it
+        List<Lease> again = this.store.claimDue("vendas", "v1", "a", 10, 5_000, 35_000, java.util.Set.of("t-1"));
+
+        assertThat(again).extracting(Lease::taskId).containsExactly("t-2");
+    }
+
+    @Test
     void otherVersionsExecutionsAreNotClaimed() {
         this.store.create(execution("t-1", 0));
 
-        assertThat(this.store.claimDue("vendas", "v2", "a", 10, 100, 30_100)).isEmpty();
+        assertThat(this.store.claimDue("vendas", "v2", "a", 10, 100, 30_100, java.util.Set.of())).isEmpty();
     }
 
     @Test
     void runnerThatLostItsLeaseCannotRecord() {
         this.store.create(execution("t-1", 0));
-        Lease stale = this.store.claimDue("vendas", "v1", "a", 10, 100, 1_000).get(0);
+        Lease stale = this.store.claimDue("vendas", "v1", "a", 10, 100, 1_000, java.util.Set.of()).get(0);
         // the lease expires; another runner takes the execution over
-        Lease current = this.store.claimDue("vendas", "v1", "b", 10, 2_000, 32_000).get(0);
+        Lease current = this.store.claimDue("vendas", "v1", "b", 10, 2_000, 32_000, java.util.Set.of()).get(0);
 
         assertThatExceptionOfType(LeaseLostException.class)
             .isThrownBy(() -> this.store.recordStep(stale, step("t-1", 0), attempt("t-1", 0), 2_100, 32_100));
@@ -94,7 +106,7 @@ class JdbcExecutionStoreTests {
     @Test
     void aStepIsRecordedOnceAtItsPosition() {
         this.store.create(execution("t-1", 0));
-        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000).get(0);
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000, java.util.Set.of()).get(0);
         this.store.recordStep(lease, step("t-1", 0), attempt("t-1", 0), 200, 30_000);
 
         assertThatExceptionOfType(RuntimeException.class)
