@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * @param endedAt when it ended
  * @param outcome {@code SUCCEEDED} or {@code FAILED}
  * @param error the exception, when it failed
- * @param decision what the runtime decided: {@code RECORDED}, {@code RETRY} or {@code GIVE_UP}
+ * @param decision what the runtime decided: {@code RECORDED}, {@code RETRY}, {@code GIVE_UP} or
+ * {@code NOT_RETRYABLE}
  * @param backoff the wait before the redelivery, when the decision is {@code RETRY}
  */
 public record SkailAttempt(int number, int functionAttempt, Instant startedAt, Instant endedAt, String outcome,
@@ -34,4 +35,7 @@ public record SkailAttempt(int number, int functionAttempt, Instant startedAt, I
 
     /** Decision: the attempts are spent; the exception is recorded and thrown. */
     public static final String GIVE_UP = "GIVE_UP";
+
+    /** Decision: the exception is one of the command's {@code noRetryFor}: recorded and thrown at once. */
+    public static final String NOT_RETRYABLE = "NOT_RETRYABLE";
 }

@@ -36,6 +36,14 @@ public interface SkailClient {
      */
     void fire(String taskId, String event, @Nullable Object payload);
 
+    /**
+     * Resumes a FAILED execution by hand, once its cause is fixed: commands already recorded do not run again; the
+     * failed command and the function start their attempts over.
+     * @throws SkailNotFoundException if there is no execution with this id
+     * @throws SkailConflictException if the execution is not FAILED
+     */
+    SkailExecution resume(String taskId);
+
     /** The execution with this id, if any. */
     Optional<SkailExecution> find(String taskId);
 

@@ -34,6 +34,8 @@ public class SkailProperties {
 
     private final Analyzer analyzer = new Analyzer();
 
+    private final HttpClient httpClient = new HttpClient();
+
     public @Nullable String getWorkload() {
         return this.workload;
     }
@@ -68,6 +70,47 @@ public class SkailProperties {
 
     public Analyzer getAnalyzer() {
         return this.analyzer;
+    }
+
+    public HttpClient getHttpClient() {
+        return this.httpClient;
+    }
+
+    public static class HttpClient {
+
+        private final IdempotencyKey idempotencyKey = new IdempotencyKey();
+
+        public IdempotencyKey getIdempotencyKey() {
+            return this.idempotencyKey;
+        }
+
+        public static class IdempotencyKey {
+
+            /**
+             * Whether calls made inside a command with the auto-configured RestClient, RestTemplate and WebClient
+             * builders carry the step's idempotency key.
+             */
+            private boolean enabled = true;
+
+            /** Header that carries the idempotency key. */
+            private String header = "Idempotency-Key";
+
+            public boolean isEnabled() {
+                return this.enabled;
+            }
+
+            public void setEnabled(boolean enabled) {
+                this.enabled = enabled;
+            }
+
+            public String getHeader() {
+                return this.header;
+            }
+
+            public void setHeader(String header) {
+                this.header = header;
+            }
+        }
     }
 
     public static class Analyzer {

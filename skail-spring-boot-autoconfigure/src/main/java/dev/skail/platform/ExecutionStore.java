@@ -101,6 +101,13 @@ public interface ExecutionStore {
     /** Marks the execution FAILED, and wakes its parent if it has one; the attempt, if given, is recorded with it. */
     void fail(Lease lease, String errorJson, @Nullable AttemptRow attempt, long now);
 
+    /**
+     * Resumes a FAILED execution by hand: drops the failed steps at the end of its history, starts its attempt
+     * counters over and makes it PENDING, due at once.
+     * @return false when it is not FAILED (or does not exist)
+     */
+    boolean resume(String taskId, long now);
+
     /** Gives the execution back without changing it, e.g. at shutdown. */
     void release(Lease lease, long now);
 

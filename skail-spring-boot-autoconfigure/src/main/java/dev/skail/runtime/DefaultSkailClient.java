@@ -71,6 +71,15 @@ public class DefaultSkailClient implements SkailClient {
     }
 
     @Override
+    public SkailExecution resume(String taskId) {
+        SkailExecution resumed = this.runtime.resume(taskId);
+        if (this.worker != null) {
+            this.worker.nudge();
+        }
+        return resumed;
+    }
+
+    @Override
     public Optional<SkailExecution> find(String taskId) {
         return this.runtime.find(taskId);
     }

@@ -198,8 +198,9 @@ public final class ExecutionContext implements SkailContext {
         }
         long ended = millis();
         String error = this.runtime.json().writeError(RecordedFailure.of(failure));
-        if (attempt <= step.retryCount()) {
-            long backoff = this.runtime.backoffMillis(attempt);
+        boolean definitive = step.isDefinitive(failure);
+        if (attempt <= step.retryCount() && !definitive) {
+            long backoff = this.runtime.backoffMillis(step, attempt);
             AttemptRow row = new AttemptRow(taskId(), position, step.name(), this.execution.attempt(), attempt, started,
                     ended, SkailAttempt.FAILED, error, SkailAttempt.RETRY, backoff);
             record(() -> this.runtime.store().recordAttempt(this.lease, row, ended, this.runtime.leaseUntil()));
@@ -208,7 +209,7 @@ public final class ExecutionContext implements SkailContext {
                     + backoff + " ms");
         }
         AttemptRow row = new AttemptRow(taskId(), position, step.name(), this.execution.attempt(), attempt, started,
-                ended, SkailAttempt.FAILED, error, SkailAttempt.GIVE_UP, null);
+                ended, SkailAttempt.FAILED, error, definitive ? SkailAttempt.NOT_RETRYABLE : SkailAttempt.GIVE_UP, null);
         StepRow failed = new StepRow(taskId(), position, StepRow.COMMAND, step.name(), argumentsJson, StepRow.FAILED,
                 null, error, key, this.execution.attempt(), started, ended, null);
         record(() -> this.runtime.store().recordStep(this.lease, failed, row, ended, this.runtime.leaseUntil()));

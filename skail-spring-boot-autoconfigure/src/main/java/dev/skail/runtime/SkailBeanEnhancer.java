@@ -201,6 +201,11 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
             problems.add(new SkailDeclarationException.Problem(where, kind + " method is final",
                     "remove 'final' so skail can intercept it"));
         }
+        String backoffProblem = step.backoff().problem();
+        if (backoffProblem != null) {
+            problems.add(new SkailDeclarationException.Problem(where, backoffProblem,
+                    "use durations like \"500ms\" or \"2s\", a multiplier of 1 or more, a jitter from 0 to 0.99"));
+        }
         if (step.retryCount() < 0) {
             problems.add(new SkailDeclarationException.Problem(where, "retryCount is negative",
                     "use 0 (no redelivery) or more"));

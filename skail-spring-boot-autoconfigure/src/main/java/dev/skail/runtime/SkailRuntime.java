@@ -112,6 +112,10 @@ public class SkailRuntime {
         return this.settings.backoff().millis(attempt);
     }
 
+    long backoffMillis(StepMethod command, int attempt) {
+        return command.backoff().applyTo(this.settings.backoff()).millis(attempt);
+    }
+
     boolean isStopping() {
         return this.stopping;
     }
@@ -421,6 +425,23 @@ public class SkailRuntime {
             case FIRED -> {
             }
         }
+    }
+
+    /**
+     * Resumes a FAILED execution by hand (S5): commands already recorded do not run again; the failed command, and
+     * the function, start their attempts over.
+     * @throws SkailNotFoundException if the execution is unknown
+     * @throws SkailConflictException if it is not FAILED
+     */
+    public SkailExecution resume(String taskId) {
+        ExecutionRow execution = this.store.find(taskId)
+            .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
+        if (!this.store.resume(taskId, this.clock.millis())) {
+            throw new SkailConflictException("Execution '" + taskId + "' is " + execution.status()
+                    + ": only a FAILED execution can be resumed");
+        }
+        logger.info("skail execution '" + taskId + "' resumed by hand");
+        return find(taskId).orElseThrow();
     }
 
     /** The threads of steps started with {@code Skail.async}. */

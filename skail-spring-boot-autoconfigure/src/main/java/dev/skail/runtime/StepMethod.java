@@ -1,6 +1,7 @@
 package dev.skail.runtime;
 
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -15,12 +16,16 @@ import org.jspecify.annotations.Nullable;
  * @param function whether it is a function (otherwise a command)
  * @param name its name: the annotation's, or the method's
  * @param retryCount how many redeliveries a failure gets
+ * @param noRetryFor a command's exceptions known to be definitive
+ * @param backoff a command's own backoff settings
  */
-public record StepMethod(Method method, boolean function, String name, int retryCount) {
+public record StepMethod(Method method, boolean function, String name, int retryCount,
+        List<Class<? extends Throwable>> noRetryFor, CommandBackoff backoff) {
 
     private static final Map<Method, StepMethod> cache = new ConcurrentHashMap<>();
 
-    private static final StepMethod NONE = new StepMethod(Object.class.getMethods()[0], false, "", 0);
+    private static final StepMethod NONE = new StepMethod(Object.class.getMethods()[0], false, "", 0, List.of(),
+            CommandBackoff.NONE);
 
     /** The step method a method declares, or {@code null} when it carries neither annotation. */
     public static @Nullable StepMethod of(Method method) {
@@ -31,17 +36,25 @@ public record StepMethod(Method method, boolean function, String name, int retry
     private static StepMethod read(Method method) {
         SkailFunction function = method.getAnnotation(SkailFunction.class);
         if (function != null) {
-            return new StepMethod(method, true, nameOf(function.name(), method), function.retryCount());
+            return new StepMethod(method, true, nameOf(function.name(), method), function.retryCount(), List.of(),
+                    CommandBackoff.NONE);
         }
         SkailCommand command = method.getAnnotation(SkailCommand.class);
         if (command != null) {
-            return new StepMethod(method, false, nameOf(command.name(), method), command.retryCount());
+            return new StepMethod(method, false, nameOf(command.name(), method), command.retryCount(),
+                    List.of(command.noRetryFor()), new CommandBackoff(command.backoffInitial(),
+                            command.backoffMultiplier(), command.backoffMax(), command.backoffJitter()));
         }
         return NONE;
     }
 
     private static String nameOf(String declared, Method method) {
         return declared.isBlank() ? method.getName() : declared;
+    }
+
+    /** Whether this exception is one the command declares definitive. */
+    public boolean isDefinitive(Throwable failure) {
+        return this.noRetryFor.stream().anyMatch((type) -> type.isInstance(failure));
     }
 
     /** {@code Class.method} for messages. */

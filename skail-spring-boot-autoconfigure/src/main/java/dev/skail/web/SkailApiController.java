@@ -102,6 +102,17 @@ public class SkailApiController {
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
     }
 
+    @PostMapping(path = "/api/v1/executions/{taskId}/resume", produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<SkailExecution> resume(@PathVariable String taskId,
+            @RequestHeader(name = API_KEY_HEADER, required = false) @Nullable String key) {
+        authorize(key);
+        SkailExecution resumed = this.runtime.resume(taskId);
+        if (this.worker != null) {
+            this.worker.nudge();
+        }
+        return ResponseEntity.status(HttpStatus.ACCEPTED).body(resumed);
+    }
+
     @GetMapping(path = "/api/v1/executions/{taskId}/history", produces = MediaType.APPLICATION_JSON_VALUE)
     SkailHistory history(@PathVariable String taskId,
             @RequestHeader(name = API_KEY_HEADER, required = false) @Nullable String key) {

@@ -6,6 +6,7 @@ import javax.sql.DataSource;
 
 import dev.skail.SkailClient;
 import dev.skail.actuate.SkailHealthIndicator;
+import dev.skail.http.IdempotencyKeyInterceptor;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.runtime.SkailRuntime;
 import dev.skail.runtime.SkailWorker;
@@ -28,7 +29,8 @@ import static org.mockito.Mockito.mock;
 class SkailAutoConfigurationTests {
 
     private static final AutoConfigurations ALL = AutoConfigurations.of(SkailAutoConfiguration.class,
-            SkailWebAutoConfiguration.class, SkailHealthContributorAutoConfiguration.class);
+            SkailWebAutoConfiguration.class, SkailHealthContributorAutoConfiguration.class,
+            SkailHttpClientAutoConfiguration.class);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(ALL)
         .withPropertyValues("skail.workload=vendas:v1.0.0", "skail.store.url=jdbc:h2:mem:autoconfig;DB_CLOSE_DELAY=-1");
@@ -113,6 +115,23 @@ class SkailAutoConfigurationTests {
         this.webRunner.withClassLoader(new FilteredClassLoader(DispatcherServlet.class))
             .run((context) -> assertThat(context).doesNotHaveBean(SkailApiController.class));
         this.runner.run((context) -> assertThat(context).doesNotHaveBean(SkailApiController.class));
+    }
+
+    @Test
+    void idempotencyKeyInterceptorNeedsSpringWebAndCanBeSwitchedOff() {
+        this.runner.run((context) -> assertThat(context).hasSingleBean(IdempotencyKeyInterceptor.class));
+        this.runner.withPropertyValues("skail.http-client.idempotency-key.enabled=false")
+            .run((context) -> assertThat(context).doesNotHaveBean(IdempotencyKeyInterceptor.class));
+        this.runner.withClassLoader(new FilteredClassLoader("org.springframework.http.client"))
+            .run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyKeyInterceptor.class));
+    }
+
+    @Test
+    void idempotencyKeyHeaderIsConfigurable() {
+        this.runner.withPropertyValues("skail.http-client.idempotency-key.header=X-Request-Id").run((context) -> {
+            assertThat(context.getBean(IdempotencyKeyInterceptor.class)).hasFieldOrPropertyWithValue("header",
+                    "X-Request-Id");
+        });
     }
 
     @Test

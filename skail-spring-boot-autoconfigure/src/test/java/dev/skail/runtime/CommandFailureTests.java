@@ -58,6 +58,30 @@ class CommandFailureTests extends SkailTestSupport {
     }
 
     @Test
+    void noRetryForExceptionReachesTheFunctionAtOnceAndIsLoggedAsNotRetryable() {
+        // NumberFormatException is an IllegalArgumentException: definitive for consultarReceita
+        this.client.trigger("validarCpf", "cpf-1", "invalid-123");
+
+        SkailExecution execution = awaitStatus("cpf-1", ExecutionStatus.COMPLETED);
+
+        assertThat(execution.result().asString()).isEqualTo("INVALID: CPF invalid-123 has no valid check digits");
+        assertThat(this.effects.count("cpf-1", "consultarReceita")).isEqualTo(1);
+        assertThat(steps("cpf-1").get(0).attempts()).extracting(SkailAttempt::decision)
+            .containsExactly("NOT_RETRYABLE");
+    }
+
+    @Test
+    void otherExceptionsOfACommandWithNoRetryForAreStillRetried() {
+        this.client.trigger("validarCpf", "cpf-2", "timeout-then-invalid");
+
+        SkailExecution execution = awaitStatus("cpf-2", ExecutionStatus.COMPLETED);
+
+        assertThat(execution.result().asString()).startsWith("INVALID");
+        assertThat(steps("cpf-2").get(0).attempts()).extracting(SkailAttempt::decision)
+            .containsExactly("RETRY", "NOT_RETRYABLE");
+    }
+
+    @Test
     void retryCountZeroThrowsIntoTheFunctionAtTheFirstFailure() {
         this.client.trigger("debitar", "debit-1", "conta-1");
 

@@ -101,6 +101,29 @@ public class TestFlows {
         throw new IllegalStateException("insufficient funds");
     }
 
+    /** S19: a definitive failure skips the remaining retries. */
+    @SkailFunction
+    public String validarCpf(String cpf) {
+        try {
+            consultarReceita(cpf);
+            return "VALID";
+        }
+        catch (IllegalArgumentException ex) {
+            return "INVALID: " + ex.getMessage();
+        }
+    }
+
+    @SkailCommand(retryCount = 5, noRetryFor = IllegalArgumentException.class)
+    public void consultarReceita(String cpf) {
+        int run = ran("consultarReceita");
+        if (cpf.startsWith("timeout") && run == 1) {
+            throw new IllegalStateException("Receita timed out");
+        }
+        if (cpf.contains("invalid")) {
+            throw new NumberFormatException("CPF " + cpf + " has no valid check digits");
+        }
+    }
+
     /** S5: a function that fails after a command, redelivered twice. */
     @SkailFunction(retryCount = 2)
     public void faturar(String pedidoId) {

@@ -68,6 +68,17 @@ class WorkerTests {
     }
 
     @Test
+    void commandWithItsOwnBackoffWaitsItsOwnTime() {
+        this.client.trigger("pacienteFunction", "own-backoff", "own-backoff");
+
+        SkailExecution afterFirst = awaitExecution("own-backoff", (e) -> attempts("own-backoff") == 1);
+
+        assertThat(afterFirst.nextRunAt()).isEqualTo(this.clock.instant().plusSeconds(5));
+        this.clock.advance(Duration.ofSeconds(5));
+        awaitExecution("own-backoff", (e) -> e.status() == ExecutionStatus.COMPLETED);
+    }
+
+    @Test
     void anExecutionIsRunByOneThreadAtATimeWhileExecutionsRunInParallel() {
         for (int i = 0; i < 12; i++) {
             this.client.trigger("paralelo", "parallel-" + i, "parallel-" + i);
@@ -169,6 +180,18 @@ class WorkerTests {
             int run = this.runs.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet();
             if (!id.startsWith("no-fail") && run <= 2) {
                 throw new IllegalStateException("unstable " + run);
+            }
+        }
+
+        @SkailFunction
+        public void pacienteFunction(String id) {
+            paciente(id);
+        }
+
+        @SkailCommand(backoffInitial = "5s")
+        public void paciente(String id) {
+            if (this.runs.computeIfAbsent(id, (k) -> new AtomicInteger()).incrementAndGet() == 1) {
+                throw new IllegalStateException("first run fails");
             }
         }
 

@@ -46,13 +46,13 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             + "idempotency_key, function_attempt, started_at, completed_at, child_task_id";
 
     private static final String DUE_PENDING = "SELECT task_id FROM skail_execution WHERE workload = ? AND version = ? "
-            + "AND status = 'PENDING' AND next_run_at <= ? ORDER BY next_run_at, task_id";
+            + "AND status = 'PENDING' AND next_run_at <= ? ORDER BY next_run_at";
 
     private static final String DUE_WAITING = "SELECT task_id FROM skail_execution WHERE workload = ? AND version = ? "
-            + "AND status = 'WAITING' AND next_run_at <= ? ORDER BY next_run_at, task_id";
+            + "AND status = 'WAITING' AND next_run_at <= ? ORDER BY next_run_at";
 
     private static final String EXPIRED_RUNNING = "SELECT task_id FROM skail_execution WHERE workload = ? "
-            + "AND version = ? AND status = 'RUNNING' AND lease_until < ? ORDER BY lease_until, task_id";
+            + "AND version = ? AND status = 'RUNNING' AND lease_until < ? ORDER BY lease_until";
 
     private static final String WAKE_PARENT = "UPDATE skail_execution SET next_run_at = ? WHERE status = 'WAITING' "
             + "AND task_id = (SELECT parent_task_id FROM skail_execution WHERE task_id = ?)";
@@ -447,6 +447,19 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     errorJson, now, lease.taskId());
             update(connection, WAKE_PARENT, now, lease.taskId());
             return null;
+        }));
+    }
+
+    @Override
+    public boolean resume(String taskId, long now) {
+        return this.retry.run("resume " + taskId, () -> inTransaction(connection -> {
+            int resumed = update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, "
+                    + "updated_at = ?, error = NULL, attempt = attempt + 1, retries_used = 0, lease_owner = NULL, "
+                    + "lease_token = NULL, lease_until = NULL WHERE task_id = ? AND status = 'FAILED'", now, now, taskId);
+            if (resumed == 1) {
+                dropTrailingFailedSteps(connection, taskId);
+            }
+            return resumed == 1;
         }));
     }
 
