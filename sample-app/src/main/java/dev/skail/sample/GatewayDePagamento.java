@@ -1,38 +1,90 @@
 package dev.skail.sample;
 
 import java.math.BigDecimal;
+import java.net.http.HttpClient;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
+import org.springframework.core.env.Environment;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.stereotype.Component;
+import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestClientResponseException;
 
 /**
- * A fake payment gateway: it fails the first {@code sample.gateway-failures} calls of each order, refuses charges
- * above 1,000.00 and never answers for the amount 666.00 (to show the compensation).
+ * The payment gateway's HTTP client (an Asaas-like API: {@code POST /charges}, {@code GET /charges?externalReference=}).
+ * Built from the application's {@link RestClient.Builder}, so every call made inside a command also carries the
+ * step's {@code Idempotency-Key} header.
  */
 @Component
 public class GatewayDePagamento {
 
-    private static final BigDecimal LIMITE = new BigDecimal("1000.00");
-
-    private static final BigDecimal FORA_DO_AR = new BigDecimal("666.00");
+    private final RestClient.Builder builder;
 
     private final SampleProperties properties;
 
-    private final Map<UUID, AtomicInteger> chamadas = new ConcurrentHashMap<>();
+    private final Environment environment;
 
-    public GatewayDePagamento(SampleProperties properties) {
+    private volatile RestClient client;
+
+    public GatewayDePagamento(RestClient.Builder builder, SampleProperties properties, Environment environment) {
+        this.builder = builder;
         this.properties = properties;
+        this.environment = environment;
     }
 
-    public ResultadoCobranca cobrar(UUID pedidoId, BigDecimal valor, String idempotencyKey) throws GatewayException {
-        Latency.pause(this.properties.latency());
-        int chamada = this.chamadas.computeIfAbsent(pedidoId, (id) -> new AtomicInteger()).incrementAndGet();
-        if (valor.compareTo(FORA_DO_AR) == 0 || chamada <= this.properties.gatewayFailures()) {
-            throw new GatewayException("gateway timed out on call " + chamada + " for order " + pedidoId);
+    /** Creates a charge. A timeout or a 5xx is inconclusive: the charge may exist (seed 003). */
+    public Cobranca criarCobranca(UUID pedidoId, BigDecimal valor, String externalReference) throws GatewayException {
+        try {
+            return client().post()
+                .uri("/charges")
+                .body(Map.of("pedidoId", pedidoId, "valor", valor, "externalReference", externalReference))
+                .retrieve()
+                .body(Cobranca.class);
         }
-        return (valor.compareTo(LIMITE) > 0) ? ResultadoCobranca.RECUSADO : ResultadoCobranca.APROVADO;
+        catch (ResourceAccessException | RestClientResponseException ex) {
+            throw new GatewayException("no conclusive answer from the payment gateway: " + ex.getMessage());
+        }
+    }
+
+    /** The charge made with this external reference, if the gateway has one. */
+    public Optional<Cobranca> buscarPorReferencia(String externalReference) throws GatewayException {
+        try {
+            Charges charges = client().get()
+                .uri("/charges?externalReference={reference}", externalReference)
+                .retrieve()
+                .body(Charges.class);
+            return (charges != null) ? charges.data().stream().findFirst() : Optional.empty();
+        }
+        catch (ResourceAccessException | RestClientResponseException ex) {
+            throw new GatewayException("could not look the charge up: " + ex.getMessage());
+        }
+    }
+
+    private RestClient client() {
+        RestClient client = this.client;
+        if (client == null) {
+            String url = this.properties.gatewayUrl();
+            if (url == null || url.isBlank()) {
+                // the built-in fake gateway of this application, once its port is known
+                url = "http://localhost:" + this.environment.getProperty("local.server.port", "8080") + "/fake-gateway";
+            }
+            JdkClientHttpRequestFactory requests = new JdkClientHttpRequestFactory(HttpClient.newHttpClient());
+            requests.setReadTimeout(this.properties.gatewayTimeout());
+            client = this.builder.clone().baseUrl(url).requestFactory(requests).build();
+            this.client = client;
+        }
+        return client;
+    }
+
+    /**
+     * A page of charges.
+     *
+     * @param data the charges
+     */
+    public record Charges(List<Cobranca> data) {
     }
 }

@@ -18,7 +18,6 @@ import dev.skail.test.VirtualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -89,8 +88,7 @@ class HistoriasDaDocumentacaoTests {
 
     private static ConfigurableApplicationContext start(String store, Path journal) {
         return new SpringApplicationBuilder(SampleApplication.class, SkailTestConfiguration.class)
-            .web(WebApplicationType.NONE)
-            .run("--skail.store.url=" + store, "--sample.journal=" + journal, "--sample.latency=0ms",
+            .run("--server.port=0", "--skail.store.url=" + store, "--sample.journal=" + journal, "--sample.latency=0ms",
                     "--sample.gateway-failures=0", "--sample.prazo-confirmacao=24h", "--skail.worker.poll-interval=1h",
                     "--skail.worker.shutdown-timeout=5s", "--spring.main.banner-mode=off");
     }

@@ -13,6 +13,21 @@ public class Effects {
 
     private final Map<String, List<String>> values = new ConcurrentHashMap<>();
 
+    private final java.util.Set<String> broken = ConcurrentHashMap.newKeySet();
+
+    /** Makes the outside service of this execution fail, until {@link #fix(String)}. */
+    public void breakFor(String taskId) {
+        this.broken.add(taskId);
+    }
+
+    public void fix(String taskId) {
+        this.broken.remove(taskId);
+    }
+
+    public boolean isBroken(String taskId) {
+        return this.broken.contains(taskId);
+    }
+
     /** Records one real run of {@code what} in the execution running on this thread and returns its count. */
     public int ran(String taskId, String what) {
         return this.counts.computeIfAbsent(taskId + "/" + what, (key) -> new AtomicInteger()).incrementAndGet();

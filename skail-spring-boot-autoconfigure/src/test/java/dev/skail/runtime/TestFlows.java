@@ -163,6 +163,23 @@ public class TestFlows {
         }
     }
 
+    /** S5, S15: fails while its outside service is broken; resumed by hand once it is fixed. */
+    @SkailFunction(retryCount = 0)
+    public String pagarFatura(String id) {
+        registrarChave("before");
+        enviarPagamento(id);
+        return "PAID";
+    }
+
+    @SkailCommand(retryCount = 1)
+    public void enviarPagamento(String id) {
+        SkailContext context = SkailContext.current();
+        this.effects.note(context.taskId(), "send " + context.idempotencyKey() + " attempt " + context.attempt());
+        if (this.effects.isBroken(context.taskId())) {
+            throw new IllegalStateException("bank offline");
+        }
+    }
+
     /** S7: waits for an approval fired over HTTP. */
     @SkailFunction
     public String esperarAprovacao(String id) {

@@ -45,11 +45,12 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     private static final String STEP_COLUMNS = "task_id, position, kind, name, arguments, status, result, error, "
             + "idempotency_key, function_attempt, started_at, completed_at, child_task_id";
 
+    // ORDER BY names the whole index prefix, constant as it is, so that H2 reads the index in order and stops early
     private static final String DUE_PENDING = "SELECT task_id FROM skail_execution WHERE workload = ? AND version = ? "
-            + "AND status = 'PENDING' AND next_run_at <= ? ORDER BY next_run_at";
+            + "AND status = 'PENDING' AND next_run_at <= ? ORDER BY workload, version, status, next_run_at";
 
     private static final String DUE_WAITING = "SELECT task_id FROM skail_execution WHERE workload = ? AND version = ? "
-            + "AND status = 'WAITING' AND next_run_at <= ? ORDER BY next_run_at";
+            + "AND status = 'WAITING' AND next_run_at <= ? ORDER BY workload, version, status, next_run_at";
 
     private static final String EXPIRED_RUNNING = "SELECT task_id FROM skail_execution WHERE workload = ? "
             + "AND version = ? AND status = 'RUNNING' AND lease_until < ? ORDER BY lease_until";
