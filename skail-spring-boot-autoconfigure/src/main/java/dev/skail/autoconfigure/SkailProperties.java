@@ -318,11 +318,25 @@ public class SkailProperties {
         /** Whether the skail HTTP API (trigger and executions routes) is served. */
         private boolean enabled = true;
 
-        /** Key every skail route demands, in the X-Skail-Api-Key header, when set. */
+        /**
+         * Key every skail route (and the Monitor) demands when set, in the X-Skail-Api-Key header or as the password
+         * of HTTP Basic authentication.
+         */
         private @Nullable String apiKey;
 
         /** Largest trigger or fire body accepted; larger ones get 413. */
         private DataSize maxBodySize = DataSize.ofMegabytes(1);
+
+        /** Whether the Monitor page is served at /skail. */
+        private boolean monitor = true;
+
+        public boolean isMonitor() {
+            return this.monitor;
+        }
+
+        public void setMonitor(boolean monitor) {
+            this.monitor = monitor;
+        }
 
         public boolean isEnabled() {
             return this.enabled;

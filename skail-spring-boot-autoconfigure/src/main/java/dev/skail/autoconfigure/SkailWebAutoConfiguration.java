@@ -3,6 +3,8 @@ package dev.skail.autoconfigure;
 import dev.skail.runtime.SkailRuntime;
 import dev.skail.runtime.SkailWorker;
 import dev.skail.web.SkailApiController;
+import dev.skail.web.SkailApiKey;
+import dev.skail.web.SkailMonitorController;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -28,14 +30,27 @@ public final class SkailWebAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    SkailApiController skailApiController(SkailRuntime runtime, ObjectProvider<SkailWorker> worker,
-            SkailProperties properties) {
-        SkailProperties.Http http = properties.getHttp();
-        if (http.getApiKey() == null || http.getApiKey().isBlank()) {
-            logger.warn("skail.http.api-key is not set: the skail routes (/trigger, /api/v1/...) answer anyone who "
-                    + "reaches this application. Set it in production");
+    SkailApiKey skailApiKey(SkailProperties properties) {
+        String key = properties.getHttp().getApiKey();
+        if (key == null || key.isBlank()) {
+            logger.warn("skail.http.api-key is not set: the skail routes (/trigger, /api/v1/..., the Monitor at /skail) "
+                    + "answer anyone who reaches this application. Set it in production");
         }
-        return new SkailApiController(runtime, worker.getIfAvailable(), http.getMaxBodySize().toBytes(),
-                http.getApiKey());
+        return new SkailApiKey(key);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    SkailApiController skailApiController(SkailRuntime runtime, ObjectProvider<SkailWorker> worker,
+            SkailProperties properties, SkailApiKey apiKey) {
+        return new SkailApiController(runtime, worker.getIfAvailable(), properties.getHttp().getMaxBodySize().toBytes(),
+                apiKey);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "skail.http.monitor", matchIfMissing = true)
+    SkailMonitorController skailMonitorController(SkailApiKey apiKey) {
+        return new SkailMonitorController(apiKey);
     }
 }

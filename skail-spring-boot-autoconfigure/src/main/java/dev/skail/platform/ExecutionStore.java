@@ -32,8 +32,11 @@ public interface ExecutionStore {
 
     Optional<StoredHistory> history(String taskId);
 
-    /** Executions, newest first. */
-    List<ExecutionRow> list(@Nullable ExecutionStatus status, int limit);
+    /**
+     * Executions, newest first, filtered by status, function and id (a part of it), from {@code offset}.
+     */
+    List<ExecutionRow> list(@Nullable ExecutionStatus status, @Nullable String function, @Nullable String idPart,
+            int offset, int limit);
 
     /**
      * Claims up to {@code limit} executions of this workload version that are due (or whose lease expired), except

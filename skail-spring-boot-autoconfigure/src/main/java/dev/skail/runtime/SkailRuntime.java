@@ -350,6 +350,12 @@ public class SkailRuntime {
         }
     }
 
+    /** Executions, newest first, filtered by status, function and a part of the id. */
+    public List<SkailExecution> list(@Nullable ExecutionStatus status, @Nullable String function,
+            @Nullable String idPart, int offset, int limit) {
+        return this.store.list(status, function, idPart, offset, limit).stream().map(this::view).toList();
+    }
+
     public Optional<SkailExecution> find(String taskId) {
         return this.store.find(taskId).map(this::view);
     }

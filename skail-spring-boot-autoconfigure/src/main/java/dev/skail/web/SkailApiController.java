@@ -4,8 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
+import java.util.List;
 
+import dev.skail.ExecutionStatus;
 import dev.skail.SkailConflictException;
 import dev.skail.SkailException;
 import dev.skail.SkailExecution;
@@ -29,7 +30,7 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -40,7 +41,7 @@ import org.springframework.web.bind.annotation.RestController;
 public class SkailApiController {
 
     /** Header that carries the API key when {@code skail.http.api-key} is set. */
-    public static final String API_KEY_HEADER = "X-Skail-Api-Key";
+    public static final String API_KEY_HEADER = SkailApiKey.HEADER;
 
     private final SkailRuntime runtime;
 
@@ -50,23 +51,22 @@ public class SkailApiController {
 
     private final long maxBodySize;
 
-    private final byte @Nullable [] apiKey;
+    private final SkailApiKey apiKey;
 
     public SkailApiController(SkailRuntime runtime, @Nullable SkailWorker worker, long maxBodySize,
-            @Nullable String apiKey) {
+            SkailApiKey apiKey) {
         this.runtime = runtime;
         this.worker = worker;
         this.json = runtime.json();
         this.maxBodySize = maxBodySize;
-        this.apiKey = (apiKey != null && !apiKey.isEmpty()) ? apiKey.getBytes(StandardCharsets.UTF_8) : null;
+        this.apiKey = apiKey;
     }
 
     @PostMapping(path = "/trigger/{workload}/{version}/{function}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<SkailExecution> trigger(@PathVariable String workload, @PathVariable String version,
-            @PathVariable String function, @PathVariable String id,
-            @RequestHeader(name = API_KEY_HEADER, required = false) @Nullable String key, HttpServletRequest request)
+            @PathVariable String function, @PathVariable String id, HttpServletRequest request)
             throws IOException {
-        authorize(key);
+        this.apiKey.check(request);
         JsonNode arguments = readBody(request);
         SkailRuntime.Triggered triggered = this.runtime.trigger(workload, version, function, id, arguments);
         if (triggered.created() && this.worker != null) {
@@ -80,10 +80,9 @@ public class SkailApiController {
     @PostMapping(path = "/api/v1/fire/{workload}/{version}/{taskId}/{event}",
             produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<SkailExecution> fire(@PathVariable String workload, @PathVariable String version,
-            @PathVariable String taskId, @PathVariable String event,
-            @RequestHeader(name = API_KEY_HEADER, required = false) @Nullable String key, HttpServletRequest request)
+            @PathVariable String taskId, @PathVariable String event, HttpServletRequest request)
             throws IOException {
-        authorize(key);
+        this.apiKey.check(request);
         JsonNode payload = readBody(request);
         this.runtime.fire(workload, version, taskId, event, payload.isMissingNode() ? null : this.json.write(payload));
         if (this.worker != null) {
@@ -94,18 +93,40 @@ public class SkailApiController {
                     + taskId + "'")));
     }
 
+    @GetMapping(path = "/api/v1/executions", produces = MediaType.APPLICATION_JSON_VALUE)
+    ExecutionPage executions(@RequestParam(required = false) @Nullable String status,
+            @RequestParam(required = false) @Nullable String function,
+            @RequestParam(required = false) @Nullable String id, @RequestParam(defaultValue = "0") int page,
+            @RequestParam(defaultValue = "20") int size, HttpServletRequest request) {
+        this.apiKey.check(request);
+        ExecutionStatus wanted = null;
+        if (status != null && !status.isBlank()) {
+            try {
+                wanted = ExecutionStatus.valueOf(status.trim().toUpperCase(java.util.Locale.ROOT));
+            }
+            catch (IllegalArgumentException ex) {
+                throw new SkailInvalidRequestException("Unknown status '" + status + "': use one of "
+                        + java.util.Arrays.toString(ExecutionStatus.values()));
+            }
+        }
+        if (page < 0 || size < 1 || size > 200) {
+            throw new SkailInvalidRequestException("page must be 0 or more and size from 1 to 200");
+        }
+        List<SkailExecution> items = this.runtime.list(wanted, function, id, page * size, size + 1);
+        return new ExecutionPage(this.runtime.settings().workload(), this.runtime.settings().version(),
+                items.subList(0, Math.min(size, items.size())), page, size, items.size() > size);
+    }
+
     @GetMapping(path = "/api/v1/executions/{taskId}", produces = MediaType.APPLICATION_JSON_VALUE)
-    SkailExecution execution(@PathVariable String taskId,
-            @RequestHeader(name = API_KEY_HEADER, required = false) @Nullable String key) {
-        authorize(key);
+    SkailExecution execution(@PathVariable String taskId, HttpServletRequest request) {
+        this.apiKey.check(request);
         return this.runtime.find(taskId)
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
     }
 
     @PostMapping(path = "/api/v1/executions/{taskId}/resume", produces = MediaType.APPLICATION_JSON_VALUE)
-    ResponseEntity<SkailExecution> resume(@PathVariable String taskId,
-            @RequestHeader(name = API_KEY_HEADER, required = false) @Nullable String key) {
-        authorize(key);
+    ResponseEntity<SkailExecution> resume(@PathVariable String taskId, HttpServletRequest request) {
+        this.apiKey.check(request);
         SkailExecution resumed = this.runtime.resume(taskId);
         if (this.worker != null) {
             this.worker.nudge();
@@ -114,20 +135,18 @@ public class SkailApiController {
     }
 
     @GetMapping(path = "/api/v1/executions/{taskId}/history", produces = MediaType.APPLICATION_JSON_VALUE)
-    SkailHistory history(@PathVariable String taskId,
-            @RequestHeader(name = API_KEY_HEADER, required = false) @Nullable String key) {
-        authorize(key);
-        return this.runtime.history(taskId);
-    }
-
-    private void authorize(@Nullable String key) {
-        if (this.apiKey == null) {
-            return;
+    ResponseEntity<SkailHistory> history(@PathVariable String taskId,
+            @RequestParam(defaultValue = "false") boolean download, HttpServletRequest request) {
+        this.apiKey.check(request);
+        SkailHistory history = this.runtime.history(taskId);
+        ResponseEntity.BodyBuilder response = ResponseEntity.ok();
+        if (download) {
+            response.header("Content-Disposition", org.springframework.http.ContentDisposition.attachment()
+                .filename("skail-history-" + taskId.replaceAll("[^A-Za-z0-9._-]", "_") + ".json")
+                .build()
+                .toString());
         }
-        byte[] given = (key != null) ? key.getBytes(StandardCharsets.UTF_8) : new byte[0];
-        if (!MessageDigest.isEqual(this.apiKey, given)) {
-            throw new Unauthorized();
-        }
+        return response.body(history);
     }
 
     private JsonNode readBody(HttpServletRequest request) throws IOException {
@@ -173,16 +192,40 @@ public class SkailApiController {
                 "The body is larger than skail.http.max-body-size (" + this.maxBodySize + " bytes)");
     }
 
-    @ExceptionHandler(Unauthorized.class)
-    ResponseEntity<ProblemDetail> unauthorized(Unauthorized ex) {
-        return problem(HttpStatus.UNAUTHORIZED, "Unauthorized",
-                "skail routes demand the key of skail.http.api-key in the " + API_KEY_HEADER + " header");
+    @ExceptionHandler(SkailApiKey.Unauthorized.class)
+    ResponseEntity<ProblemDetail> unauthorized(SkailApiKey.Unauthorized ex) {
+        return unauthorizedProblem();
+    }
+
+    static ResponseEntity<ProblemDetail> unauthorizedProblem() {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.UNAUTHORIZED,
+                "skail routes demand the key of skail.http.api-key in the " + API_KEY_HEADER
+                        + " header, or as the password of HTTP Basic authentication");
+        problem.setTitle("Unauthorized");
+        return ResponseEntity.status(HttpStatus.UNAUTHORIZED)
+            .header("WWW-Authenticate", "Basic realm=\"skail\", charset=\"UTF-8\"")
+            .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+            .body(problem);
     }
 
     private static ResponseEntity<ProblemDetail> problem(HttpStatus status, String title, @Nullable String detail) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
         problem.setTitle(title);
         return ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+    }
+
+    /**
+     * A page of executions.
+     *
+     * @param workload the workload this runtime serves
+     * @param version its version
+     * @param items the executions, newest first
+     * @param page the page number, from 0
+     * @param size the page size
+     * @param hasMore whether a next page exists
+     */
+    public record ExecutionPage(String workload, String version, List<SkailExecution> items, int page, int size,
+            boolean hasMore) {
     }
 
     static final class PayloadTooLarge extends RuntimeException {
@@ -194,12 +237,4 @@ public class SkailApiController {
         }
     }
 
-    static final class Unauthorized extends RuntimeException {
-
-        private static final long serialVersionUID = 1L;
-
-        Unauthorized() {
-            super("missing or wrong API key");
-        }
-    }
 }

@@ -180,6 +180,17 @@ public class TestFlows {
         }
     }
 
+    /** Fails with its argument as the exception's message: the Monitor must show it as text. */
+    @SkailFunction(retryCount = 0)
+    public void ecoar(String texto) {
+        falharCom(texto);
+    }
+
+    @SkailCommand(retryCount = 0)
+    public void falharCom(String texto) {
+        throw new IllegalStateException(texto);
+    }
+
     /** S7: waits for an approval fired over HTTP. */
     @SkailFunction
     public String esperarAprovacao(String id) {

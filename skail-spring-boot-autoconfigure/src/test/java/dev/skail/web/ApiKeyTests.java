@@ -35,6 +35,28 @@ class ApiKeyTests {
         assertThat(send("/api/v1/executions/key-1", "s3cret").statusCode()).isEqualTo(200);
     }
 
+    @Test
+    void monitorAndItsDataDemandTheKeyAndAcceptItAsBasicAuthentication() throws Exception {
+        for (String path : new String[] { "/skail", "/skail/monitor.js", "/api/v1/executions" }) {
+            HttpResponse<String> refused = send(path, null);
+            assertThat(refused.statusCode()).as(path).isEqualTo(401);
+            assertThat(refused.headers().firstValue("WWW-Authenticate")).as(path).hasValueSatisfying(
+                    (value) -> assertThat(value).startsWith("Basic"));
+            HttpResponse<String> wrong = this.http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port
+                    + path)).header("Authorization", basic("wrong")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(wrong.statusCode()).as(path).isEqualTo(401);
+            HttpResponse<String> accepted = this.http.send(HttpRequest.newBuilder(URI.create("http://localhost:"
+                    + this.port + path)).header("Authorization", basic("s3cret")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(accepted.statusCode()).as(path).isEqualTo(200);
+        }
+    }
+
+    private static String basic(String password) {
+        return "Basic " + java.util.Base64.getEncoder()
+            .encodeToString(("monitor:" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     private HttpResponse<String> send(String path, String key) throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path));
         if (key != null) {

@@ -190,14 +190,29 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
-    public List<ExecutionRow> list(@Nullable ExecutionStatus status, int limit) {
+    public List<ExecutionRow> list(@Nullable ExecutionStatus status, @Nullable String function,
+            @Nullable String idPart, int offset, int limit) {
         return this.retry.run("list executions", () -> {
+            StringBuilder sql = new StringBuilder("SELECT " + EXECUTION_COLUMNS + " FROM skail_execution WHERE 1 = 1");
+            List<Object> values = new ArrayList<>();
+            if (status != null) {
+                sql.append(" AND status = ?");
+                values.add(status.name());
+            }
+            if (function != null && !function.isBlank()) {
+                sql.append(" AND function_name = ?");
+                values.add(function);
+            }
+            if (idPart != null && !idPart.isBlank()) {
+                sql.append(" AND task_id LIKE ? ESCAPE '!'");
+                values.add("%" + idPart.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%");
+            }
+            sql.append(" ORDER BY created_at DESC, task_id OFFSET ").append(Math.max(0, offset))
+                .append(" ROWS FETCH FIRST ").append(Math.max(1, limit)).append(" ROWS ONLY");
             try (Connection connection = this.dataSource.getConnection();
-                    PreparedStatement ps = connection.prepareStatement("SELECT " + EXECUTION_COLUMNS
-                            + " FROM skail_execution" + ((status != null) ? " WHERE status = ?" : "")
-                            + " ORDER BY created_at DESC, task_id FETCH FIRST " + limit + " ROWS ONLY")) {
-                if (status != null) {
-                    ps.setString(1, status.name());
+                    PreparedStatement ps = connection.prepareStatement(sql.toString())) {
+                for (int i = 0; i < values.size(); i++) {
+                    ps.setObject(i + 1, values.get(i));
                 }
                 List<ExecutionRow> rows = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {

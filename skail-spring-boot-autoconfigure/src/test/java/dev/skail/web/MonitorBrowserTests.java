@@ -1,0 +1,178 @@
+package dev.skail.web;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.SkailClient;
+import dev.skail.runtime.Effects;
+import dev.skail.runtime.TestApplication;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Monitor in a real headless Chromium (Debian's chromium and chromium-driver, installed by bin/test): a failed
+ * execution is shown with its exception and resumed with the button; everything shown is text, never markup.
+ */
+@SpringBootTest(classes = TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = { "skail.workload=vendas:v1.0.0",
+                "skail.store.url=jdbc:h2:mem:skail-${random.uuid};DB_CLOSE_DELAY=-1", "skail.retry.backoff.initial=0ms",
+                "skail.retry.backoff.max=0ms", "skail.worker.poll-interval=20ms" })
+class MonitorBrowserTests {
+
+    private static final String XSS = "<img src=x onerror=\"window.__xss=1\"><script>window.__xss=2</script>";
+
+    private static WebDriver browser;
+
+    private static Path profile;
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    SkailClient client;
+
+    @Autowired
+    Effects effects;
+
+    @BeforeAll
+    static void startBrowser() throws Exception {
+        profile = Files.createTempDirectory("skail-chromium");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary("/usr/bin/chromium");
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--user-data-dir=" + profile);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+            .usingDriverExecutable(new File("/usr/bin/chromedriver"))
+            .usingAnyFreePort()
+            .build();
+        browser = new ChromeDriver(service, options);
+    }
+
+    @AfterAll
+    static void stopBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    @Test
+    void failedExecutionIsShownWithItsExceptionAndTheResumeButtonBringsItBack() {
+        this.effects.breakFor("monitor-1");
+        this.client.trigger("pagarFatura", "monitor-1", "monitor-1");
+        awaitStatus("monitor-1", ExecutionStatus.FAILED);
+
+        browser.get("http://localhost:" + this.port + "/skail");
+        browser.findElement(By.id("filter-status")).sendKeys("FAILED");
+        browser.findElement(By.id("filter-id")).sendKeys("monitor-1");
+        browser.findElement(By.id("apply-filters")).click();
+        assertThat(textOf(By.cssSelector("#executions tbody tr[data-task-id='monitor-1']"))).contains("pagarFatura")
+            .contains("FAILED");
+        click(By.cssSelector("#executions tbody tr[data-task-id='monitor-1']"));
+
+        waitForText(By.id("detail-status"), "FAILED");
+        assertThat(textOf(By.id("detail-outcome"))).contains("java.lang.IllegalStateException: bank offline");
+        assertThat(textOf(By.id("timeline"))).contains("enviarPagamento").contains("bank offline").contains("RETRY")
+            .contains("GIVE_UP");
+        assertThat(browser.findElement(By.id("download")).getAttribute("href"))
+            .endsWith("/api/v1/executions/monitor-1/history?download=true");
+
+        this.effects.fix("monitor-1");
+        click(By.id("resume"));
+
+        waitForText(By.id("detail-status"), "COMPLETED");
+        assertThat(this.client.find("monitor-1").orElseThrow().status()).isEqualTo(ExecutionStatus.COMPLETED);
+    }
+
+    @Test
+    void markupInArgumentsAndExceptionsIsShownAsTextAndNeverRuns() {
+        this.client.trigger("ecoar", "monitor-xss", XSS);
+        awaitStatus("monitor-xss", ExecutionStatus.FAILED);
+
+        browser.get("http://localhost:" + this.port + "/skail");
+        browser.findElement(By.id("filter-id")).sendKeys("monitor-xss");
+        browser.findElement(By.id("apply-filters")).click();
+        click(By.cssSelector("#executions tbody tr[data-task-id='monitor-xss']"));
+        waitForText(By.id("detail-status"), "FAILED");
+
+        // the arguments are shown as JSON: the markup is there as text, its quotes escaped
+        assertThat(textOf(By.id("detail-arguments"))).contains("<img src=x onerror=")
+            .contains("<script>window.__xss=2</script>");
+        assertThat(textOf(By.id("detail-outcome"))).contains(XSS);
+        assertThat(textOf(By.id("timeline"))).contains(XSS);
+        assertThat(browser.findElements(By.cssSelector("#detail-view img, #detail-view script"))).isEmpty();
+        assertThat(((JavascriptExecutor) browser).executeScript("return window.__xss === undefined")).isEqualTo(true);
+    }
+
+    @Test
+    void firingAnEventFromTheMonitorWakesTheExecution() {
+        this.client.trigger("esperarAprovacao", "monitor-fire", "monitor-fire");
+        awaitStatus("monitor-fire", ExecutionStatus.WAITING);
+
+        browser.get("http://localhost:" + this.port + "/skail");
+        browser.findElement(By.id("filter-id")).sendKeys("monitor-fire");
+        browser.findElement(By.id("apply-filters")).click();
+        click(By.cssSelector("#executions tbody tr[data-task-id='monitor-fire']"));
+        waitForText(By.id("detail-status"), "WAITING");
+        browser.findElement(By.id("fire-name")).sendKeys("aprovacao");
+        browser.findElement(By.id("fire-payload")).sendKeys("\"monitor\"");
+        browser.findElement(By.id("fire")).click();
+
+        waitForText(By.id("detail-status"), "COMPLETED");
+        assertThat(textOf(By.id("detail-outcome"))).contains("approved by monitor");
+    }
+
+    private void awaitStatus(String taskId, ExecutionStatus status) {
+        Awaitility.await().atMost(Duration.ofSeconds(20))
+            .until(() -> this.client.find(taskId).map((e) -> e.status() == status).orElse(false));
+    }
+
+    /** The page re-renders what it shows every second: each read retries an element that was just replaced. */
+    private static WebDriverWait waiting() {
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(15));
+        wait.ignoring(StaleElementReferenceException.class);
+        return wait;
+    }
+
+    private static String textOf(By locator) {
+        return waiting().until((driver) -> {
+            var found = driver.findElements(locator);
+            return found.isEmpty() ? null : found.get(0).getText();
+        });
+    }
+
+    private static void click(By locator) {
+        waiting().until((driver) -> {
+            var found = driver.findElements(locator);
+            if (found.isEmpty()) {
+                return false;
+            }
+            found.get(0).click();
+            return true;
+        });
+    }
+
+    private static void waitForText(By locator, String text) {
+        waiting().until((driver) -> driver.findElements(locator).stream().anyMatch((e) -> e.getText().equals(text)));
+    }
+}
