@@ -73,6 +73,8 @@ public final class ExecutionContext implements SkailContext {
 
     private volatile boolean entered;
 
+    private volatile int endOfHistory = -1;
+
     private volatile @Nullable RuntimeException fatal;
 
     private volatile @Nullable String stopReason;
@@ -149,6 +151,7 @@ public final class ExecutionContext implements SkailContext {
         if (recorded != null) {
             return outcome(recorded, step);
         }
+        requireRecording(position, step.name());
         return runCommand(step, position, args, invocation);
     }
 
@@ -227,6 +230,7 @@ public final class ExecutionContext implements SkailContext {
         }
         String childId = childTaskId(taskId(), position);
         if (recorded == null) {
+            requireRecording(position, step.name());
             long now = millis();
             String arguments = this.runtime.json().write(args);
             StepRow pending = new StepRow(taskId(), position, StepRow.CHILD, step.name(), arguments, StepRow.PENDING,
@@ -271,6 +275,7 @@ public final class ExecutionContext implements SkailContext {
         StepRow recorded = expect(position, StepRow.DELAY, DELAY, arguments, "Skail.delay(" + duration + ")");
         long now = millis();
         if (recorded == null) {
+            requireRecording(position, DELAY);
             long due = now + duration.toMillis();
             boolean elapsed = due <= now;
             StepRow step = new StepRow(taskId(), position, StepRow.DELAY, DELAY, arguments,
@@ -305,6 +310,7 @@ public final class ExecutionContext implements SkailContext {
         if (recorded != null && !StepRow.PENDING.equals(recorded.status())) {
             return eventOutcome(recorded, type);
         }
+        requireRecording(position, name);
         long now = millis();
         long startedAt = (recorded != null) ? recorded.startedAt() : now;
         String key = idempotencyKey(taskId(), position);
@@ -379,6 +385,7 @@ public final class ExecutionContext implements SkailContext {
         if (recorded != null) {
             return Objects.requireNonNull(recorded.result());
         }
+        requireRecording(position, name);
         long now = millis();
         StepRow step = new StepRow(taskId(), position, kind, name, "[]", StepRow.COMPLETED, value.get(), null,
                 idempotencyKey(taskId(), position), this.execution.attempt(), now, now, null);
@@ -453,6 +460,7 @@ public final class ExecutionContext implements SkailContext {
             ((Task<?>) first).join();
             return first;
         }
+        requireRecording(position, "whenAny");
         Task<?> first = Task.firstSettled(tasks);
         checkRunnable();
         if (first.suspended) {
@@ -539,6 +547,20 @@ public final class ExecutionContext implements SkailContext {
         return step.kind() + " '" + step.name() + "'"
                 + ((StepRow.DELAY.equals(step.kind()) || StepRow.WHEN_ANY.equals(step.kind())) ? " " + step.arguments()
                         : "");
+    }
+
+    /** In a local replay nothing new runs: reaching a step the history does not have ends the replay there. */
+    private void requireRecording(int position, String name) {
+        if (this.runtime.isReplayOnly()) {
+            this.endOfHistory = position;
+            throw suspend(ExecutionStatus.WAITING, null, null, null, "the replay reached step " + position + " ('"
+                    + name + "'), which the history does not have");
+        }
+    }
+
+    /** The position where a local replay reached the end of the recorded history, or -1. */
+    int endOfHistory() {
+        return this.endOfHistory;
     }
 
     private void requireFunctionCode(String what) {

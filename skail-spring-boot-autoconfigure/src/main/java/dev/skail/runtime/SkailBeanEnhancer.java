@@ -235,7 +235,8 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
         }
     }
 
-    private static Class<?> enhance(Class<?> beanClass) {
+    /** The generated subclass of a class with skail annotations, whose annotated methods go through the runtime. */
+    public static Class<?> enhance(Class<?> beanClass) {
         Enhancer enhancer = new Enhancer();
         enhancer.setSuperclass(beanClass);
         enhancer.setUseFactory(false);

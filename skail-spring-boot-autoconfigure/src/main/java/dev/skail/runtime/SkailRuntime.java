@@ -67,6 +67,8 @@ public class SkailRuntime {
 
     private volatile boolean stopping;
 
+    private volatile boolean replayOnly;
+
     private final java.util.concurrent.ExecutorService asyncExecutor = java.util.concurrent.Executors
         .newCachedThreadPool(new org.springframework.scheduling.concurrent.CustomizableThreadFactory("skail-async-") {
             {
@@ -118,6 +120,15 @@ public class SkailRuntime {
 
     boolean isStopping() {
         return this.stopping;
+    }
+
+    /** Whether this runtime only replays recorded steps and runs nothing new (the local replayer). */
+    boolean isReplayOnly() {
+        return this.replayOnly;
+    }
+
+    void replayOnly() {
+        this.replayOnly = true;
     }
 
     void stopping(boolean stopping) {
