@@ -63,6 +63,9 @@ public final class ExecutionContext implements SkailContext {
 
     private final int lastRecordedPosition;
 
+    /** The furthest position an earlier delivery reached: its last recorded step, or a step it attempted. */
+    private final int lastReachedPosition;
+
     private final AtomicInteger nextPosition = new AtomicInteger();
 
     private final AtomicInteger settleOrder = new AtomicInteger();
@@ -74,6 +77,10 @@ public final class ExecutionContext implements SkailContext {
     private volatile boolean entered;
 
     private volatile int endOfHistory = -1;
+
+    private final long startedNanos = System.nanoTime();
+
+    private volatile boolean replayReported;
 
     private volatile @Nullable RuntimeException fatal;
 
@@ -99,6 +106,11 @@ public final class ExecutionContext implements SkailContext {
             last = Math.max(last, step.position());
         }
         this.lastRecordedPosition = last;
+        int reached = last;
+        for (AttemptRow attempt : history.attempts()) {
+            reached = Math.max(reached, attempt.position());
+        }
+        this.lastReachedPosition = reached;
         for (AttemptRow attempt : history.attempts()) {
             if (attempt.functionAttempt() == this.execution.attempt()) {
                 this.attemptsSoFar.merge(attempt.position(), 1, Integer::sum);
@@ -164,21 +176,29 @@ public final class ExecutionContext implements SkailContext {
         String resultJson;
         Frame frame = this.frame.get();
         frame.command = new CommandScope(step, key, attempt);
+        SkailInstrumentation.Span span = this.runtime.instrumentation().command(taskId(), functionName(), step.name());
+        Logs.command(step.name());
         try {
             argumentsJson = json.write(args);
             Object value = invocation.proceed();
             resultJson = json.write(value);
         }
         catch (Suspension | VirtualMachineError ex) {
+            span.end("suspended");
             throw ex;
         }
         catch (Throwable failure) {
             frame.command = null;
+            span.end("failure");
             throw commandFailed(step, position, key, attempt, started, argumentsJson, failure);
         }
         finally {
             frame.command = null;
+            Logs.commandEnded();
         }
+        span.end("success");
+        this.runtime.instrumentation().attempt(functionName(), step.name(), SkailAttempt.SUCCEEDED,
+                SkailAttempt.RECORDED);
         long ended = millis();
         StepRow row = new StepRow(taskId(), position, StepRow.COMMAND, step.name(), argumentsJson, StepRow.COMPLETED,
                 resultJson, null, key, this.execution.attempt(), started, ended, null);
@@ -207,6 +227,7 @@ public final class ExecutionContext implements SkailContext {
             AttemptRow row = new AttemptRow(taskId(), position, step.name(), this.execution.attempt(), attempt, started,
                     ended, SkailAttempt.FAILED, error, SkailAttempt.RETRY, backoff);
             record(() -> this.runtime.store().recordAttempt(this.lease, row, ended, this.runtime.leaseUntil()));
+            this.runtime.instrumentation().attempt(functionName(), step.name(), SkailAttempt.FAILED, SkailAttempt.RETRY);
             return suspend(ExecutionStatus.PENDING, ended + backoff, null, null, "command '" + step.name()
                     + "' failed (attempt " + attempt + " of " + (step.retryCount() + 1) + "); redelivery in "
                     + backoff + " ms");
@@ -217,6 +238,7 @@ public final class ExecutionContext implements SkailContext {
                 null, error, key, this.execution.attempt(), started, ended, null);
         record(() -> this.runtime.store().recordStep(this.lease, failed, row, ended, this.runtime.leaseUntil()));
         this.steps.put(position, failed);
+        this.runtime.instrumentation().attempt(functionName(), step.name(), SkailAttempt.FAILED, row.decision());
         return failure;
     }
 
@@ -412,10 +434,12 @@ public final class ExecutionContext implements SkailContext {
         }
         this.runtime.asyncExecutor().execute(() -> {
             bind();
+            Logs.delivery(taskId(), functionName());
             try {
                 runBranch(task, supplier, position);
             }
             finally {
+                Logs.clear();
                 unbind();
             }
         });
@@ -514,6 +538,14 @@ public final class ExecutionContext implements SkailContext {
 
     // ---------------------------------------------------------------- positions, checks, suspension
 
+    /** Reports how long the replay of recorded steps took, once: when the first new step is reached, or at the end. */
+    void replayEnded() {
+        if (!this.replayReported) {
+            this.replayReported = true;
+            this.runtime.instrumentation().replayed(this.execution.function(), System.nanoTime() - this.startedNanos);
+        }
+    }
+
     private int position() {
         Frame frame = this.frame.get();
         if (frame.branchPosition >= 0) {
@@ -523,7 +555,11 @@ public final class ExecutionContext implements SkailContext {
             frame.branchUsed = true;
             return frame.branchPosition;
         }
-        return this.nextPosition.getAndIncrement();
+        int position = this.nextPosition.getAndIncrement();
+        if (position > this.lastRecordedPosition) {
+            replayEnded();
+        }
+        return position;
     }
 
     /**
@@ -733,7 +769,8 @@ public final class ExecutionContext implements SkailContext {
 
     @Override
     public boolean isReplaying() {
-        return this.frame.get().command == null && this.nextPosition.get() <= this.lastRecordedPosition;
+        // the function's code is replaying up to where an earlier delivery got: a step it recorded or attempted
+        return this.frame.get().command == null && this.nextPosition.get() <= this.lastReachedPosition;
     }
 
     @Override

@@ -69,6 +69,8 @@ public class SkailRuntime {
 
     private volatile boolean replayOnly;
 
+    private volatile SkailInstrumentation instrumentation = SkailInstrumentation.NONE;
+
     private final java.util.concurrent.ExecutorService asyncExecutor = java.util.concurrent.Executors
         .newCachedThreadPool(new org.springframework.scheduling.concurrent.CustomizableThreadFactory("skail-async-") {
             {
@@ -122,6 +124,15 @@ public class SkailRuntime {
         return this.stopping;
     }
 
+    /** Reports metrics and observations through this instrumentation. */
+    public void setInstrumentation(SkailInstrumentation instrumentation) {
+        this.instrumentation = instrumentation;
+    }
+
+    SkailInstrumentation instrumentation() {
+        return this.instrumentation;
+    }
+
     /** Whether this runtime only replays recorded steps and runs nothing new (the local replayer). */
     boolean isReplayOnly() {
         return this.replayOnly;
@@ -163,6 +174,7 @@ public class SkailRuntime {
                 ExecutionStatus.PENDING, null, null, 1, 0, now, now, now, null);
         Optional<ExecutionRow> existing = this.store.create(row);
         if (existing.isEmpty()) {
+            this.instrumentation.executionStarted(function);
             return new Triggered(view(row), true);
         }
         ExecutionRow found = existing.get();
@@ -257,9 +269,13 @@ public class SkailRuntime {
             return;
         }
         ExecutionContext context = new ExecutionContext(this, lease, history);
+        long due = (execution.nextRunAt() != null) ? execution.nextRunAt() : execution.updatedAt();
+        SkailInstrumentation.Span span = this.instrumentation.delivery(lease.taskId(), definition.name(),
+                Math.max(0, this.clock.millis() - due));
         Object result = null;
         Throwable failure = null;
         context.bind();
+        Logs.delivery(lease.taskId(), definition.name());
         try {
             Object bean = this.beanFactory.getBean(definition.beanName());
             Method method = AopUtils.selectInvocableMethod(definition.step().method(), bean.getClass());
@@ -276,13 +292,16 @@ public class SkailRuntime {
             failure = ex;
         }
         finally {
+            Logs.clear();
             context.unbind();
         }
         context.awaitBranches();
-        settle(context, definition, result, failure);
+        context.replayEnded();
+        String outcome = settle(context, definition, result, failure);
+        span.end(outcome);
     }
 
-    private void settle(ExecutionContext context, FunctionDefinition definition, @Nullable Object result,
+    private String settle(ExecutionContext context, FunctionDefinition definition, @Nullable Object result,
             @Nullable Throwable failure) {
         Lease lease = context.lease();
         ExecutionRow execution = context.execution();
@@ -292,7 +311,7 @@ public class SkailRuntime {
             if (!(context.abandonCause() instanceof LeaseLostException)) {
                 safely(() -> this.store.release(lease, this.clock.millis()));
             }
-            return;
+            return "abandoned";
         }
         if (context.fatal() == null && context.stopped()) {
             if (failure != null && !(failure instanceof Suspension)) {
@@ -301,12 +320,13 @@ public class SkailRuntime {
                         + "Throwable or Error around steps. What it did after that point was not recorded");
             }
             safely(() -> this.store.suspend(lease, context.suspendRequest(), this.clock.millis()));
-            return;
+            return "suspended";
         }
         RuntimeException fatal = context.checkHistoryConsumed();
         if (fatal != null) {
             failForGood(lease, fatal);
-            return;
+            this.instrumentation.executionEnded(definition.name(), "failed");
+            return "failed";
         }
         long now = this.clock.millis();
         if (failure == null) {
@@ -321,7 +341,8 @@ public class SkailRuntime {
             if (failure == null) {
                 String recorded = resultJson;
                 safely(() -> this.store.complete(lease, recorded, now));
-                return;
+                this.instrumentation.executionEnded(definition.name(), "completed");
+                return "completed";
             }
         }
         String error = this.json.writeError(RecordedFailure.of(failure));
@@ -332,6 +353,7 @@ public class SkailRuntime {
                     execution.attempt(), retry, execution.updatedAt(), now, SkailAttempt.FAILED, error,
                     SkailAttempt.RETRY, backoff);
             safely(() -> this.store.scheduleFunctionRetry(lease, attempt, now + backoff, now));
+            this.instrumentation.attempt(definition.name(), definition.name(), SkailAttempt.FAILED, SkailAttempt.RETRY);
             logger.info("skail function '" + definition.name() + "' of execution '" + lease.taskId() + "' failed ("
                     + failure + "); redelivery " + retry + " of " + definition.step().retryCount() + " in " + backoff
                     + " ms");
@@ -341,9 +363,14 @@ public class SkailRuntime {
                     execution.attempt(), retry, execution.updatedAt(), now, SkailAttempt.FAILED, error,
                     SkailAttempt.GIVE_UP, null);
             safely(() -> this.store.fail(lease, error, attempt, now));
+            this.instrumentation.attempt(definition.name(), definition.name(), SkailAttempt.FAILED,
+                    SkailAttempt.GIVE_UP);
+            this.instrumentation.executionEnded(definition.name(), "failed");
             logger.warn("skail execution '" + lease.taskId() + "' FAILED: function '" + definition.name()
                     + "' failed and its " + definition.step().retryCount() + " redeliveries are spent", failure);
+            return "failed";
         }
+        return "retry";
     }
 
     private void failForGood(Lease lease, Throwable cause) {

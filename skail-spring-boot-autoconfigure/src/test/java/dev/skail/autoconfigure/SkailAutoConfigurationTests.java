@@ -5,7 +5,11 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import dev.skail.SkailClient;
+import dev.skail.actuate.MicrometerSkailInstrumentation;
+import dev.skail.actuate.SkailEndpoint;
 import dev.skail.actuate.SkailHealthIndicator;
+import dev.skail.logging.ReplayedLogSuppression;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.skail.http.IdempotencyKeyInterceptor;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.runtime.SkailRuntime;
@@ -30,7 +34,8 @@ class SkailAutoConfigurationTests {
 
     private static final AutoConfigurations ALL = AutoConfigurations.of(SkailAutoConfiguration.class,
             SkailWebAutoConfiguration.class, SkailHealthContributorAutoConfiguration.class,
-            SkailHttpClientAutoConfiguration.class);
+            SkailHttpClientAutoConfiguration.class, SkailLoggingAutoConfiguration.class,
+            SkailActuatorAutoConfiguration.class);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(ALL)
         .withPropertyValues("skail.workload=vendas:v1.0.0", "skail.store.url=jdbc:h2:mem:autoconfig;DB_CLOSE_DELAY=-1");
@@ -132,6 +137,28 @@ class SkailAutoConfigurationTests {
             assertThat(context.getBean(IdempotencyKeyInterceptor.class)).hasFieldOrPropertyWithValue("header",
                     "X-Request-Id");
         });
+    }
+
+    @Test
+    void replayedLogSuppressionNeedsLogbackAndCanBeSwitchedOff() {
+        this.runner.run((context) -> assertThat(context).hasSingleBean(ReplayedLogSuppression.class));
+        this.runner.withPropertyValues("skail.logging.suppress-replayed-logs=false")
+            .run((context) -> assertThat(context).doesNotHaveBean(ReplayedLogSuppression.class));
+        this.runner.withClassLoader(new FilteredClassLoader("ch.qos.logback"))
+            .run((context) -> assertThat(context).doesNotHaveBean(ReplayedLogSuppression.class));
+    }
+
+    @Test
+    void metricsNeedAMeterRegistryAndTheEndpointIsThereWhenExposed() {
+        this.runner.run((context) -> assertThat(context).doesNotHaveBean(MicrometerSkailInstrumentation.class)
+            .doesNotHaveBean(SkailEndpoint.class));
+        this.runner.withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)
+            .run((context) -> assertThat(context).hasSingleBean(MicrometerSkailInstrumentation.class));
+        this.runner.withPropertyValues("management.endpoints.web.exposure.include=skail")
+            .run((context) -> assertThat(context).hasSingleBean(SkailEndpoint.class));
+        this.runner.withPropertyValues("management.endpoints.web.exposure.include=skail",
+                "management.endpoint.skail.access=NONE")
+            .run((context) -> assertThat(context).doesNotHaveBean(SkailEndpoint.class));
     }
 
     @Test
