@@ -26,6 +26,16 @@ function duration(start, end) {
     return ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(1) + ' s';
 }
 
+// an ISO-8601 duration as the API sends it (PT0.2S, PT1M4S) in plain words
+function backoff(value) {
+    const match = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?$/.exec(value || '');
+    if (!match) {
+        return value || '';
+    }
+    const seconds = (+(match[1] || 0)) * 3600 + (+(match[2] || 0)) * 60 + (+(match[3] || 0));
+    return seconds < 60 ? seconds + ' s' : (seconds / 60).toFixed(1) + ' min';
+}
+
 function json(value) {
     return value === null || value === undefined ? '' : JSON.stringify(value, null, 2);
 }
@@ -71,6 +81,9 @@ async function loadList() {
 
 async function showDetail(taskId) {
     state.current = taskId;
+    if (location.hash !== '#' + encodeURIComponent(taskId)) {
+        history.replaceState(null, '', '#' + encodeURIComponent(taskId));
+    }
     document.getElementById('list-view').hidden = true;
     document.getElementById('detail-view').hidden = false;
     message('');
@@ -83,6 +96,7 @@ async function renderDetail() {
     const taskId = state.current;
     const history = await api('/api/v1/executions/' + encodeURIComponent(taskId) + '/history');
     const execution = history.execution;
+    document.getElementById('workload').textContent = execution.workload + ':' + execution.version;
     document.getElementById('detail-title').textContent = execution.taskId;
     const summary = document.getElementById('detail-summary');
     summary.replaceChildren();
@@ -113,9 +127,9 @@ async function renderDetail() {
         const list = el('ol', null, 'attempts');
         for (const attempt of step.attempts) {
             const error = attempt.error ? ' ' + attempt.error.type + ': ' + (attempt.error.message || '') : '';
-            const backoff = attempt.backoff ? ' backoff ' + attempt.backoff : '';
+            const wait = attempt.backoff ? ' after ' + backoff(attempt.backoff) : '';
             list.append(el('li', '#' + attempt.number + ' (function attempt ' + attempt.functionAttempt + ') '
-                + attempt.outcome + error + ' → ' + attempt.decision + backoff
+                + attempt.outcome + error + ' → ' + attempt.decision + wait
                 + ' [' + duration(attempt.startedAt, attempt.endedAt) + ']'));
         }
         attempts.append(list);
@@ -132,13 +146,14 @@ async function renderDetail() {
         functionAttempts.append(row);
         row.append(el('td', attempt.functionAttempt), el('td', attempt.outcome),
             el('td', attempt.error ? attempt.error.type + ': ' + (attempt.error.message || '') : ''),
-            el('td', attempt.decision), el('td', attempt.backoff || ''));
+            el('td', attempt.decision), el('td', backoff(attempt.backoff)));
     }
 }
 
 function showList() {
     clearInterval(state.poll);
     state.current = null;
+    history.replaceState(null, '', location.pathname);
     document.getElementById('detail-view').hidden = true;
     document.getElementById('list-view').hidden = false;
     loadList().catch((e) => message(e.message));
@@ -185,5 +200,11 @@ document.addEventListener('DOMContentLoaded', () => {
             message(e.message);
         }
     });
-    loadList().catch((e) => message(e.message));
+    if (location.hash.length > 1) {
+        // a link to one execution: /skail#pedido-1
+        showDetail(decodeURIComponent(location.hash.substring(1))).catch((e) => message(e.message));
+    }
+    else {
+        loadList().catch((e) => message(e.message));
+    }
 });
