@@ -28,6 +28,7 @@ import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.Lease;
 import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.StepRow;
+import dev.skail.platform.StoreStatementException;
 import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
 import dev.skail.platform.Suspend;
@@ -178,10 +179,10 @@ public final class ExecutionContext implements SkailContext {
         frame.command = new CommandScope(step, key, attempt);
         SkailInstrumentation.Span span = this.runtime.instrumentation().command(taskId(), functionName(), step.name());
         Logs.command(step.name());
+        Object value;
         try {
             argumentsJson = json.write(args);
-            Object value = invocation.proceed();
-            resultJson = json.write(value);
+            value = invocation.proceed();
         }
         catch (Suspension | VirtualMachineError ex) {
             span.end("suspended");
@@ -197,6 +198,14 @@ public final class ExecutionContext implements SkailContext {
             Logs.commandEnded();
         }
         span.end("success");
+        try {
+            resultJson = json.write(value);
+        }
+        catch (RuntimeException ex) {
+            // the command did its work: running it again would repeat the effect, and fail the same way
+            throw usage("The result of @SkailCommand " + step.describe() + " cannot be written as JSON, so it cannot "
+                    + "be recorded: " + ex.getMessage() + ". Return a type Jackson can write (a record, a DTO)");
+        }
         this.runtime.instrumentation().attempt(functionName(), step.name(), SkailAttempt.SUCCEEDED,
                 SkailAttempt.RECORDED);
         long ended = millis();
@@ -263,7 +272,13 @@ public final class ExecutionContext implements SkailContext {
             this.steps.put(position, pending);
             throw suspend(ExecutionStatus.WAITING, null, null, childId, "waiting for child execution '" + childId + "'");
         }
-        ExecutionRow child = this.runtime.store().find(childId).orElse(null);
+        ExecutionRow child;
+        try {
+            child = this.runtime.store().find(childId).orElse(null);
+        }
+        catch (LeaseLostException | StoreUnavailableException ex) {
+            throw abandon(ex);
+        }
         if (child == null || !child.status().isTerminal()) {
             throw suspend(ExecutionStatus.WAITING, null, null, childId, "waiting for child execution '" + childId + "'");
         }
@@ -325,6 +340,9 @@ public final class ExecutionContext implements SkailContext {
     /** S7: the payload of the next event of this name, waiting for it (hibernating) when none is kept. */
     public <T> Optional<T> waitForEvent(String name, Class<T> type, @Nullable Duration timeout) {
         requireFunctionCode("Skail.waitForEvent");
+        if (name.isBlank() || name.length() > 200) {
+            throw usage("Skail.waitForEvent needs an event name of 1 to 200 characters, not '" + name + "'");
+        }
         checkRunnable();
         int position = position();
         String arguments = (timeout != null) ? "[" + timeout.toMillis() + "]" : "[]";
@@ -345,6 +363,12 @@ public final class ExecutionContext implements SkailContext {
         }
         catch (LeaseLostException | StoreUnavailableException ex) {
             throw abandon(ex);
+        }
+        catch (StoreStatementException ex) {
+            if (this.fatal == null) {
+                this.fatal = ex;
+            }
+            throw ex;
         }
         if (taken.isPresent()) {
             StepRow done = new StepRow(taskId(), position, StepRow.EVENT, name, arguments, StepRow.COMPLETED,
@@ -675,7 +699,7 @@ public final class ExecutionContext implements SkailContext {
                 Set.copyOf(this.awaitedChildren));
     }
 
-    private Suspension abandon(RuntimeException cause) {
+    Suspension abandon(RuntimeException cause) {
         this.abandonCause = cause;
         synchronized (this) {
             if (this.stopReason == null) {
@@ -691,6 +715,13 @@ public final class ExecutionContext implements SkailContext {
         }
         catch (LeaseLostException | StoreUnavailableException ex) {
             throw abandon(ex);
+        }
+        catch (StoreStatementException ex) {
+            // the store refuses what the function asks it to record: retrying would refuse it again
+            if (this.fatal == null) {
+                this.fatal = ex;
+            }
+            throw ex;
         }
     }
 
@@ -844,8 +875,14 @@ public final class ExecutionContext implements SkailContext {
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
-                throw new Suspension("interrupted while waiting for an async step");
+                throw interrupted(this.context);
             }
+        }
+
+        /** An interrupt (the runtime stopping) abandons the delivery: it is not an attempt of anything. */
+        static Suspension interrupted(@Nullable ExecutionContext context) {
+            IllegalStateException cause = new IllegalStateException("interrupted while waiting for async steps");
+            return (context != null) ? context.abandon(cause) : new Suspension(cause.getMessage());
         }
 
         @Override
@@ -884,7 +921,7 @@ public final class ExecutionContext implements SkailContext {
                     }
                     catch (InterruptedException ex) {
                         Thread.currentThread().interrupt();
-                        throw new Suspension("interrupted while waiting for async steps");
+                        throw interrupted((tasks.length > 0) ? ((Task<?>) tasks[0]).context : null);
                     }
                 }
             }

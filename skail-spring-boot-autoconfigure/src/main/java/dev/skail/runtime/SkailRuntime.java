@@ -28,6 +28,7 @@ import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
 import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.StepRow;
+import dev.skail.platform.StoreStatementException;
 import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
 import org.apache.commons.logging.Log;
@@ -295,7 +296,12 @@ public class SkailRuntime {
             Logs.clear();
             context.unbind();
         }
-        context.awaitBranches();
+        try {
+            context.awaitBranches();
+        }
+        catch (Suspension ex) {
+            // interrupted while async steps were still running: abandoned, not counted (settle sees it)
+        }
         context.replayEnded();
         String outcome = settle(context, definition, result, failure);
         span.end(outcome);
@@ -383,7 +389,7 @@ public class SkailRuntime {
         try {
             write.run();
         }
-        catch (LeaseLostException | StoreUnavailableException ex) {
+        catch (LeaseLostException | StoreUnavailableException | StoreStatementException ex) {
             logger.warn("skail could not record the end of a delivery; it will be redelivered: " + ex.getMessage());
         }
     }

@@ -58,6 +58,8 @@ public class SkailWorker implements SmartLifecycle {
 
     private volatile @Nullable ScheduledExecutorService scheduler;
 
+    private volatile @Nullable ScheduledExecutorService heartbeat;
+
     private volatile boolean started;
 
     private volatile @Nullable Throwable lastPollFailure;
@@ -82,14 +84,17 @@ public class SkailWorker implements SmartLifecycle {
         // a fixed set of threads from the start: the load never changes how many threads skail holds
         pool.prestartAllCoreThreads();
         ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(threads("skail-poller-"));
+        // leases are renewed on a thread of their own: a poll waiting on the store never delays a renewal
+        ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor(threads("skail-lease-"));
         this.executor = pool;
         this.scheduler = poller;
+        this.heartbeat = renewer;
         this.runtime.stopping(false);
         this.started = true;
         long poll = Math.max(1, this.pollInterval.toMillis());
         poller.scheduleWithFixedDelay(this::poll, 0, poll, TimeUnit.MILLISECONDS);
         long heartbeat = Math.max(1, this.runtime.settings().leaseDuration().toMillis() / 3);
-        poller.scheduleWithFixedDelay(this::renewLeases, heartbeat, heartbeat, TimeUnit.MILLISECONDS);
+        renewer.scheduleWithFixedDelay(this::renewLeases, heartbeat, heartbeat, TimeUnit.MILLISECONDS);
         logger.info("skail worker started for " + this.runtime.settings().workload() + ":"
                 + this.runtime.settings().version() + " (concurrency " + this.concurrency + ", poll every "
                 + this.pollInterval.toMillis() + " ms)");
@@ -208,6 +213,11 @@ public class SkailWorker implements SmartLifecycle {
                 Thread.currentThread().interrupt();
                 pool.shutdownNow();
             }
+        }
+        // leases were renewed while deliveries drained; now what is still held is given back
+        ScheduledExecutorService renewer = this.heartbeat;
+        if (renewer != null) {
+            renewer.shutdownNow();
         }
         for (Lease lease : this.running.values()) {
             try {

@@ -11,6 +11,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CommandRulesTests extends SkailTestSupport {
 
     @Test
+    void commandWhoseResultCannotBeRecordedFailsTheExecutionWithoutRunningAgain() {
+        this.client.trigger("guardarOpaco", "opaque-1", "opaque-1");
+
+        SkailExecution execution = awaitStatus("opaque-1", ExecutionStatus.FAILED);
+
+        assertThat(execution.error().type()).isEqualTo(SkailUsageException.class.getName());
+        assertThat(execution.error().message()).contains("devolverOpaco").contains("cannot be written as JSON");
+        assertThat(this.effects.count("opaque-1", "devolverOpaco")).isEqualTo(1);
+    }
+
+    @Test
     void commandCallingACommandFailsTheExecutionAtOnceWithAClearError() {
         this.client.trigger("aninhar", "nested-1", "nested-1");
 

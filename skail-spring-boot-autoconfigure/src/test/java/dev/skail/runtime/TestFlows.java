@@ -220,6 +220,26 @@ public class TestFlows {
         }
     }
 
+    /** A command whose result cannot be recorded: it ran, so it must not run again. */
+    @SkailFunction
+    public void guardarOpaco(String id) {
+        devolverOpaco(id);
+    }
+
+    @SkailCommand
+    public Object devolverOpaco(String id) {
+        ran("devolverOpaco");
+        return new Opaco();
+    }
+
+    /** Like a lazy proxy whose session is closed: reading it throws. */
+    public static class Opaco {
+
+        public String getValor() {
+            throw new IllegalStateException("could not initialize proxy - no session");
+        }
+    }
+
     /** S16: a command that calls a command. */
     @SkailFunction
     public void aninhar(String id) {

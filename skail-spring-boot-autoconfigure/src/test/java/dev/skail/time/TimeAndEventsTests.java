@@ -209,6 +209,21 @@ class TimeAndEventsTests {
     }
 
     @Test
+    void parentThatDoesNotCatchItsChildsFailureFailsAfterItsRetriesWithoutStartingTheChildAgain() {
+        this.client.trigger("paiNaoCompensa", "parent-3", "parent-3");
+
+        SkailExecution failed = this.await.status("parent-3", ExecutionStatus.FAILED);
+
+        assertThat(failed.error().type()).isEqualTo(IllegalStateException.class.getName());
+        assertThat(failed.error().message()).isEqualTo("child failed for parent-3");
+        // three deliveries: start the child; see it failed (the parent's first failure); the redelivery, which gives up
+        assertThat(this.flows.notes("parent-3")).hasSize(3);
+        // the child ran its own two attempts once: the parent's redelivery replayed its recorded failure
+        assertThat(this.flows.runs("parent-3:0/registrar")).isEqualTo(1);
+        assertThat(this.client.find("parent-3:0").orElseThrow().attempt()).isEqualTo(2);
+    }
+
+    @Test
     void nowAndRandomUuidAreRecordedAndReturnTheSameOnReplay() {
         this.client.trigger("carimbar", "stamp-1", "stamp-1");
 

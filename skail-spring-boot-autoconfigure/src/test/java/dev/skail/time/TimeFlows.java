@@ -190,6 +190,13 @@ public class TimeFlows {
         }
     }
 
+    /** The child's failure leaves the parent, which is redelivered: the failed child is not started again. */
+    @SkailFunction(retryCount = 1)
+    public String paiNaoCompensa(String id) {
+        note("parent body");
+        return filhoFalha(id);
+    }
+
     @SkailFunction(retryCount = 1)
     public String filhoFalha(String id) {
         registrar(id);

@@ -55,8 +55,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     private static final String EXPIRED_RUNNING = "SELECT task_id FROM skail_execution WHERE workload = ? "
             + "AND version = ? AND status = 'RUNNING' AND lease_until < ? ORDER BY lease_until";
 
-    private static final String WAKE_PARENT = "UPDATE skail_execution SET next_run_at = ? WHERE status = 'WAITING' "
-            + "AND task_id = (SELECT parent_task_id FROM skail_execution WHERE task_id = ?)";
+    // no status filter: the parent's row is locked in any case, so a parent being delivered either sees the child
+    // ended when it suspends, or is WAITING by the time this runs
+    private static final String WAKE_PARENT = "UPDATE skail_execution SET next_run_at = CASE WHEN status = 'WAITING' "
+            + "THEN ? ELSE next_run_at END WHERE task_id = (SELECT parent_task_id FROM skail_execution WHERE task_id = ?)";
 
     private static final String DUE = "((status IN ('PENDING', 'WAITING') AND next_run_at <= ?) "
             + "OR (status = 'RUNNING' AND lease_until < ?))";
@@ -229,27 +231,36 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     public List<Lease> claimDue(String workload, String version, String owner, int limit, long now,
             long leaseUntil, Set<String> exclude) {
         return this.retry.run("claim due executions", () -> {
-            // one index range per status (workload, version, status, next_run_at): no scan, no sort of the table
-            List<String> candidates = new ArrayList<>();
+            // one index range per status (workload, version, status, next_run_at): no scan, no sort of the table;
+            // taken in turns, so that a backlog of new executions never starves wake-ups and expired leases
+            List<List<String>> due = new ArrayList<>();
             int wanted = limit + exclude.size();
             try (Connection connection = this.dataSource.getConnection()) {
                 for (String sql : List.of(DUE_PENDING, DUE_WAITING, EXPIRED_RUNNING)) {
-                    if (candidates.size() >= limit) {
-                        break;
-                    }
+                    List<String> ids = new ArrayList<>();
                     try (PreparedStatement ps = connection.prepareStatement(sql + " FETCH FIRST " + wanted
                             + " ROWS ONLY")) {
                         ps.setString(1, workload);
                         ps.setString(2, version);
                         ps.setLong(3, now);
                         try (ResultSet rs = ps.executeQuery()) {
-                            while (rs.next() && candidates.size() < limit) {
-                                String taskId = rs.getString(1);
-                                if (!exclude.contains(taskId) && !candidates.contains(taskId)) {
-                                    candidates.add(taskId);
+                            while (rs.next()) {
+                                if (!exclude.contains(rs.getString(1))) {
+                                    ids.add(rs.getString(1));
                                 }
                             }
                         }
+                    }
+                    due.add(ids);
+                }
+            }
+            List<String> candidates = new ArrayList<>();
+            for (int i = 0; candidates.size() < limit && due.stream().anyMatch((ids) -> !ids.isEmpty()); i++) {
+                List<String> ids = due.get(i % due.size());
+                if (!ids.isEmpty()) {
+                    String taskId = ids.remove(0);
+                    if (!candidates.contains(taskId)) {
+                        candidates.add(taskId);
                     }
                 }
             }
@@ -401,11 +412,21 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public FireOutcome fire(String taskId, String name, @Nullable String payload, long now) {
         return this.retry.run("fire " + name + " at " + taskId, () -> inTransaction(connection -> {
-            Optional<ExecutionRow> execution = findExecution(connection, taskId);
-            if (execution.isEmpty()) {
+            // the row is locked first: a runner suspending the execution either sees the event or is WAITING already
+            String status = null;
+            try (PreparedStatement ps = connection.prepareStatement("SELECT status FROM skail_execution "
+                    + "WHERE task_id = ? FOR UPDATE")) {
+                ps.setString(1, taskId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        status = rs.getString(1);
+                    }
+                }
+            }
+            if (status == null) {
                 return FireOutcome.NOT_FOUND;
             }
-            if (execution.get().status().isTerminal()) {
+            if (ExecutionStatus.valueOf(status).isTerminal()) {
                 return FireOutcome.ENDED;
             }
             update(connection, "INSERT INTO skail_event (task_id, name, payload, fired_at) VALUES (?, ?, ?, ?)", taskId,
@@ -433,7 +454,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     private void dropTrailingFailedSteps(Connection connection, String taskId) throws SQLException {
         List<StepRow> steps = steps(connection, taskId);
-        for (int i = steps.size() - 1; i >= 0 && StepRow.FAILED.equals(steps.get(i).status()); i--) {
+        // only commands: a failed child stays failed (its own retries are spent), and so does what follows it
+        for (int i = steps.size() - 1; i >= 0 && StepRow.FAILED.equals(steps.get(i).status())
+                && StepRow.COMMAND.equals(steps.get(i).kind()); i--) {
             update(connection, "DELETE FROM skail_step WHERE task_id = ? AND position = ?", taskId,
                     steps.get(i).position());
         }

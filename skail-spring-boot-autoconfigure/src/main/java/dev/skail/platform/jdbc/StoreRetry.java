@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
+import dev.skail.platform.StoreStatementException;
 import dev.skail.platform.StoreUnavailableException;
 import io.github.resilience4j.core.IntervalFunction;
 import org.apache.commons.logging.Log;
@@ -37,7 +38,10 @@ public final class StoreRetry {
                 return operation.call();
             }
             catch (SQLException ex) {
-                if (this.dialect.isStatementError(ex) || attempt >= this.maxAttempts) {
+                if (this.dialect.isStatementError(ex)) {
+                    throw new StoreStatementException("skail store refused to " + what + ": " + ex.getMessage(), ex);
+                }
+                if (attempt >= this.maxAttempts) {
                     throw new StoreUnavailableException("skail store could not " + what + ": " + ex.getMessage(), ex);
                 }
                 long wait = this.backoff.apply(attempt);
