@@ -15,6 +15,7 @@ import dev.skail.SkailCommand;
 import dev.skail.SkailContext;
 import dev.skail.SkailExecution;
 import dev.skail.SkailFunction;
+import dev.skail.test.VirtualClock;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -40,7 +41,7 @@ class WorkerTests {
     SkailClient client;
 
     @Autowired
-    MutableClock clock;
+    VirtualClock clock;
 
     @Autowired
     Flows flows;
@@ -140,8 +141,9 @@ class WorkerTests {
     static class WorkerApp {
 
         @Bean
-        MutableClock clock() {
-            return new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        VirtualClock clock() {
+            // time stands still unless the test moves it
+            return new VirtualClock(java.time.Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), java.time.ZoneOffset.UTC));
         }
     }
 
