@@ -75,6 +75,10 @@ public final class ExecutionContext implements SkailContext {
 
     private final List<Task<?>> branches = new CopyOnWriteArrayList<>();
 
+    /** The exceptions of failed command steps thrown into the function, by identity, with their positions. */
+    private final Map<Throwable, Integer> thrownFailures = java.util.Collections
+        .synchronizedMap(new java.util.IdentityHashMap<>());
+
     private volatile boolean entered;
 
     private volatile int endOfHistory = -1;
@@ -248,6 +252,7 @@ public final class ExecutionContext implements SkailContext {
         record(() -> this.runtime.store().recordStep(this.lease, failed, row, ended, this.runtime.leaseUntil()));
         this.steps.put(position, failed);
         this.runtime.instrumentation().attempt(functionName(), step.name(), SkailAttempt.FAILED, row.decision());
+        this.thrownFailures.put(failure, position);
         return failure;
     }
 
@@ -298,7 +303,11 @@ public final class ExecutionContext implements SkailContext {
             return this.runtime.json().read(recorded.result(), step.method().getGenericReturnType());
         }
         SkailError error = Objects.requireNonNull(this.runtime.json().readError(recorded.error()));
-        throw RecordedFailure.rebuild(error, step.method().getDeclaringClass().getClassLoader());
+        Throwable rebuilt = RecordedFailure.rebuild(error, step.method().getDeclaringClass().getClassLoader());
+        if (StepRow.COMMAND.equals(recorded.kind())) {
+            this.thrownFailures.put(rebuilt, recorded.position());
+        }
+        throw rebuilt;
     }
 
     // ---------------------------------------------------------------- primitives
@@ -660,6 +669,21 @@ public final class ExecutionContext implements SkailContext {
             this.fatal = ex;
         }
         return ex;
+    }
+
+    /**
+     * The positions of the failed command steps whose exception left the function (itself or as a cause): those
+     * commands run their attempts again on the next function attempt (S5), wherever they are in the history.
+     */
+    Set<Integer> escapedFailures(Throwable failure) {
+        Set<Integer> positions = new java.util.TreeSet<>();
+        for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+            Integer position = this.thrownFailures.get(cause);
+            if (position != null) {
+                positions.add(position);
+            }
+        }
+        return positions;
     }
 
     /** Checks, once the function has ended, that it reached every recorded step (S10). */

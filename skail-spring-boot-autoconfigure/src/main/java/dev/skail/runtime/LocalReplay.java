@@ -282,7 +282,8 @@ public final class LocalReplay {
         }
 
         @Override
-        public void scheduleFunctionRetry(Lease lease, AttemptRow attempt, long nextRunAt, long now) {
+        public void scheduleFunctionRetry(Lease lease, AttemptRow attempt, Set<Integer> escaped, long nextRunAt,
+                long now) {
         }
 
         @Override

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -358,7 +359,8 @@ public class SkailRuntime {
             AttemptRow attempt = new AttemptRow(lease.taskId(), AttemptRow.FUNCTION_POSITION, definition.name(),
                     execution.attempt(), retry, execution.updatedAt(), now, SkailAttempt.FAILED, error,
                     SkailAttempt.RETRY, backoff);
-            safely(() -> this.store.scheduleFunctionRetry(lease, attempt, now + backoff, now));
+            Set<Integer> escaped = context.escapedFailures(failure);
+            safely(() -> this.store.scheduleFunctionRetry(lease, attempt, escaped, now + backoff, now));
             this.instrumentation.attempt(definition.name(), definition.name(), SkailAttempt.FAILED, SkailAttempt.RETRY);
             logger.info("skail function '" + definition.name() + "' of execution '" + lease.taskId() + "' failed ("
                     + failure + "); redelivery " + retry + " of " + definition.step().retryCount() + " in " + backoff

@@ -163,6 +163,18 @@ class TimeAndEventsTests {
     }
 
     @Test
+    void failedParallelCommandRunsAgainOnTheFunctionRetryWhileTheCompletedOneDoesNot() {
+        this.client.trigger("paraleloFalha", "parallel-retry", "parallel-retry");
+
+        SkailExecution done = this.await.status("parallel-retry", ExecutionStatus.COMPLETED);
+
+        assertThat(done.result().asString()).isEqualTo("arapido");
+        assertThat(this.flows.runs("parallel-retry/falhaNaPrimeiraRodada")).isEqualTo(2);
+        assertThat(this.flows.runs("parallel-retry/rapido")).isEqualTo(1);
+        assertThat(done.attempt()).isEqualTo(2);
+    }
+
+    @Test
     void whenAnyRecordsWhichTaskEndedFirstAndReplaysTheSameAnswer() {
         this.flows.releaseSlow = new java.util.concurrent.CountDownLatch(1);
         this.client.trigger("corrida", "race-1", "race-1");

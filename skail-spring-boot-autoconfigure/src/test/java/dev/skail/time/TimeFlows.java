@@ -133,6 +133,23 @@ public class TimeFlows {
         }
     }
 
+    /** S5 with parallel steps: the failed one (not the last in the history) runs again on the function's retry. */
+    @SkailFunction(retryCount = 1)
+    public String paraleloFalha(String id) {
+        SkailTask<String> a = Skail.async(() -> falhaNaPrimeiraRodada(id));
+        SkailTask<String> b = Skail.async(() -> rapido(id));
+        Skail.whenAll(a, b);
+        return a.await() + b.await();
+    }
+
+    @SkailCommand(retryCount = 0)
+    public String falhaNaPrimeiraRodada(String id) {
+        if (ran("falhaNaPrimeiraRodada") == 1) {
+            throw new IllegalStateException("first function attempt fails");
+        }
+        return "a";
+    }
+
     @SkailFunction
     public String corrida(String id) {
         SkailTask<String> lento = Skail.async(() -> lento(id));

@@ -439,10 +439,15 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
-    public void scheduleFunctionRetry(Lease lease, AttemptRow attempt, long nextRunAt, long now) {
+    public void scheduleFunctionRetry(Lease lease, AttemptRow attempt, Set<Integer> escaped, long nextRunAt,
+            long now) {
         this.retry.run("schedule a function retry of " + lease.taskId(), () -> inTransaction(connection -> {
             requireLease(connection, lease, now, now);
             insertAttempt(connection, attempt);
+            for (Integer position : escaped) {
+                update(connection, "DELETE FROM skail_step WHERE task_id = ? AND position = ? AND status = 'FAILED' "
+                        + "AND kind = 'COMMAND'", lease.taskId(), position);
+            }
             dropTrailingFailedSteps(connection, lease.taskId());
             update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
                     + "attempt = attempt + 1, retries_used = retries_used + 1, "
