@@ -76,8 +76,11 @@ public interface ExecutionStore {
     Optional<EventRow> takeEvent(Lease lease, String name, Function<EventRow, StepRow> step,
             long now, long leaseUntil);
 
-    /** Keeps an event for an execution, and wakes it if it is waiting. */
-    FireOutcome fire(String taskId, String name, @Nullable String payload, long now);
+    /**
+     * Keeps an event for an execution, and wakes it if it is waiting. An event whose {@code eventKey} the execution
+     * has already received is not kept again (a repeated request, or a retry after an answer that was lost).
+     */
+    FireOutcome fire(String taskId, String name, @Nullable String payload, String eventKey, long now);
 
     /** What became of a fired event. */
     enum FireOutcome {

@@ -277,7 +277,7 @@ public final class LocalReplay {
         }
 
         @Override
-        public FireOutcome fire(String taskId, String name, @Nullable String payload, long now) {
+        public FireOutcome fire(String taskId, String name, @Nullable String payload, String eventKey, long now) {
             return FireOutcome.NOT_FOUND;
         }
 

@@ -461,6 +461,18 @@ public class SkailRuntime {
      * @throws SkailConflictException if it has ended
      */
     public void fire(String workload, String version, String taskId, String event, @Nullable String payloadJson) {
+        fire(workload, version, taskId, event, payloadJson, null);
+    }
+
+    /**
+     * Fires an event, at most once per {@code eventKey}: a request repeated with the same key (e.g. a client's retry
+     * after a lost answer) keeps no second event. Without a key, each call is a new event.
+     */
+    public void fire(String workload, String version, String taskId, String event, @Nullable String payloadJson,
+            @Nullable String eventKey) {
+        if (eventKey != null && (eventKey.isBlank() || eventKey.length() > 200)) {
+            throw new SkailInvalidRequestException("Invalid idempotency key: use 1 to 200 characters");
+        }
         ExecutionRow execution = this.store.find(taskId)
             .filter((row) -> row.workload().equals(workload) && row.version().equals(version))
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "' in workload '" + workload
@@ -468,7 +480,9 @@ public class SkailRuntime {
         if (event.isBlank() || event.length() > 200) {
             throw new SkailInvalidRequestException("Invalid event name: use 1 to 200 characters");
         }
-        ExecutionStore.FireOutcome outcome = this.store.fire(execution.taskId(), event, payloadJson, this.clock.millis());
+        String key = (eventKey != null) ? eventKey : java.util.UUID.randomUUID().toString();
+        ExecutionStore.FireOutcome outcome = this.store.fire(execution.taskId(), event, payloadJson, key,
+                this.clock.millis());
         switch (outcome) {
             case NOT_FOUND -> throw new SkailNotFoundException("Unknown execution '" + taskId + "'");
             case ENDED -> throw new SkailConflictException("Execution '" + taskId + "' has ended ("

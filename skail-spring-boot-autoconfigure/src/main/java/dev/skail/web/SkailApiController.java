@@ -84,7 +84,8 @@ public class SkailApiController {
             throws IOException {
         this.apiKey.check(request);
         JsonNode payload = readBody(request);
-        this.runtime.fire(workload, version, taskId, event, payload.isMissingNode() ? null : this.json.write(payload));
+        this.runtime.fire(workload, version, taskId, event, payload.isMissingNode() ? null : this.json.write(payload),
+                request.getHeader("Idempotency-Key"));
         if (this.worker != null) {
             this.worker.nudge();
         }

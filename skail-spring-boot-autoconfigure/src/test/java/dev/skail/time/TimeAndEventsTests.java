@@ -108,6 +108,22 @@ class TimeAndEventsTests {
     }
 
     @Test
+    void eventRepeatedWithTheSameIdempotencyKeyIsKeptOnce() {
+        this.client.trigger("colher", "event-dedupe", "event-dedupe");
+
+        this.runtime.fire("vendas", "v1.0.0", "event-dedupe", "item", "\"a\"", "key-a");
+        this.runtime.fire("vendas", "v1.0.0", "event-dedupe", "item", "\"a\"", "key-a");
+        this.runtime.fire("vendas", "v1.0.0", "event-dedupe", "item", "\"b\"", "key-b");
+        this.client.fire("event-dedupe", "item", "c");
+
+        assertThat(this.await.status("event-dedupe", ExecutionStatus.COMPLETED).result().toString())
+            .isEqualTo("[\"a\",\"b\",\"c\"]");
+    }
+
+    @Autowired
+    dev.skail.runtime.SkailRuntime runtime;
+
+    @Test
     void waitWithTimeoutIsEmptyWhenTheTimePassesFirst() {
         this.client.trigger("aprovarComPrazo", "event-timeout", "event-timeout");
         this.await.status("event-timeout", ExecutionStatus.WAITING);

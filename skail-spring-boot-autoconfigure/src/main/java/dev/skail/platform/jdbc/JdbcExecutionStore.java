@@ -410,7 +410,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
-    public FireOutcome fire(String taskId, String name, @Nullable String payload, long now) {
+    public FireOutcome fire(String taskId, String name, @Nullable String payload, String eventKey, long now) {
         return this.retry.run("fire " + name + " at " + taskId, () -> inTransaction(connection -> {
             // the row is locked first: a runner suspending the execution either sees the event or is WAITING already
             String status = null;
@@ -429,8 +429,18 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             if (ExecutionStatus.valueOf(status).isTerminal()) {
                 return FireOutcome.ENDED;
             }
-            update(connection, "INSERT INTO skail_event (task_id, name, payload, fired_at) VALUES (?, ?, ?, ?)", taskId,
-                    name, payload, now);
+            try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM skail_event WHERE task_id = ? "
+                    + "AND event_key = ?")) {
+                ps.setString(1, taskId);
+                ps.setString(2, eventKey);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        return FireOutcome.FIRED; // kept already
+                    }
+                }
+            }
+            update(connection, "INSERT INTO skail_event (task_id, name, payload, fired_at, event_key) "
+                    + "VALUES (?, ?, ?, ?, ?)", taskId, name, payload, now, eventKey);
             // a waiting execution is due at once; a running one checks for kept events when it suspends
             update(connection, "UPDATE skail_execution SET next_run_at = ?, updated_at = ? WHERE task_id = ? "
                     + "AND status = 'WAITING'", now, now, taskId);

@@ -75,8 +75,10 @@ final class SchemaMigrations {
                     name VARCHAR(200) NOT NULL,
                     payload %1$s,
                     fired_at BIGINT NOT NULL,
+                    event_key VARCHAR(200) NOT NULL,
                     consumed_position INT
                 )""".formatted(text),
+                "CREATE UNIQUE INDEX IF NOT EXISTS skail_event_key ON skail_event (task_id, event_key)",
                 "CREATE INDEX IF NOT EXISTS skail_event_task ON skail_event (task_id, name, id)",
                 "CREATE INDEX IF NOT EXISTS skail_execution_parent ON skail_execution (parent_task_id)");
         return List.of(v1);
