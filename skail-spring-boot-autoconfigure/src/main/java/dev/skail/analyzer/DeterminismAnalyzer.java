@@ -88,8 +88,8 @@ public final class DeterminismAnalyzer {
         }
         String where = body.type.getName() + "." + key.substring(0, key.indexOf('('));
         for (Call call : calls) {
-            ClassBody target = ownBody(body, call.owner);
-            if (target != null && target.methods.containsKey(call.name + call.descriptor)) {
+            ClassBody target = declaringBody(ownBody(body, call.owner), call.name + call.descriptor);
+            if (target != null) {
                 walk(function, target, call.name + call.descriptor, visited, findings, false);
                 continue;
             }
@@ -99,6 +99,19 @@ public final class DeterminismAnalyzer {
                         call.owner.replace('/', '.') + "." + call.name, category));
             }
         }
+    }
+
+    /** The body that declares the method, looking up from {@code body} through its user superclasses. */
+    private @Nullable ClassBody declaringBody(@Nullable ClassBody body, String key) {
+        for (ClassBody current = body; current != null;) {
+            if (current.methods.containsKey(key)) {
+                return current;
+            }
+            Class<?> parent = current.type.getSuperclass();
+            current = (parent != null && parent != Object.class && !parent.getName().startsWith("java.")) ? body(parent)
+                    : null;
+        }
+        return null;
     }
 
     /** The body of the class a call goes to, when it is the function's class or one of its superclasses. */

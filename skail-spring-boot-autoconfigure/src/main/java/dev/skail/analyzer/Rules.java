@@ -17,10 +17,18 @@ final class Rules {
             "org/springframework/jdbc/core/namedparam/NamedParameterJdbcTemplate",
             "org/springframework/jdbc/core/simple/JdbcClient");
 
+    /** Messaging and persistence clients: every call is I/O. */
+    private static final Set<String> IO_CLIENTS = Set.of("jakarta/persistence/EntityManager",
+            "org/springframework/kafka/core/KafkaTemplate", "org/springframework/kafka/core/KafkaOperations",
+            "org/springframework/jms/core/JmsTemplate", "org/springframework/jms/core/JmsOperations",
+            "org/springframework/amqp/rabbit/core/RabbitTemplate", "org/springframework/amqp/core/AmqpTemplate",
+            "org/springframework/data/redis/core/RedisTemplate", "org/springframework/data/mongodb/core/MongoTemplate");
+
     /** Pure types of the I/O packages: building them does no I/O. */
     private static final Set<String> PURE_IO_TYPES = Set.of("java/net/URI", "java/net/URLEncoder", "java/net/URLDecoder",
             "java/io/PrintStream", "java/io/StringWriter", "java/io/StringReader", "java/io/PrintWriter",
-            "java/io/ByteArrayOutputStream", "java/io/ByteArrayInputStream", "java/io/Serializable");
+            "java/io/ByteArrayOutputStream", "java/io/ByteArrayInputStream", "java/io/Serializable",
+            "java/nio/file/Path", "java/nio/file/Paths", "java/sql/Timestamp", "java/sql/Date", "java/sql/Time");
 
     private Rules() {
     }
@@ -57,8 +65,11 @@ final class Rules {
                 return name.equals("getInstance") ? Category.CLOCK : null;
             case "java/util/Date":
                 return (name.equals("<init>") && descriptor.equals("()V")) ? Category.CLOCK : null;
-            case "java/util/Random", "java/security/SecureRandom":
+            case "java/util/Random", "java/security/SecureRandom", "java/util/SplittableRandom",
+                    "java/util/random/RandomGenerator", "java/util/random/RandomGeneratorFactory":
                 return Category.RANDOM;
+            case "java/util/Collections":
+                return name.equals("shuffle") && descriptor.equals("(Ljava/util/List;)V") ? Category.RANDOM : null;
             case "java/time/Clock":
                 return (name.equals("instant") || name.equals("millis") || name.startsWith("system"))
                         ? Category.CLOCK : null;
@@ -82,7 +93,7 @@ final class Rules {
                         || owner.equals("java/util/concurrent/ForkJoinTask"))) {
             return Category.CONCURRENCY;
         }
-        if (IO_TYPES.contains(owner)) {
+        if (IO_TYPES.contains(owner) || IO_CLIENTS.contains(owner) || isRepository(owner)) {
             return Category.IO;
         }
         if (!PURE_IO_TYPES.contains(owner) && IO_PACKAGES.stream().anyMatch(owner::startsWith)
@@ -90,6 +101,22 @@ final class Rules {
             return Category.IO;
         }
         return null;
+    }
+
+    /** A Spring Data repository of the application: its methods query the database. */
+    private static boolean isRepository(String owner) {
+        if (owner.startsWith("java/") || owner.startsWith("jakarta/")) {
+            return false;
+        }
+        try {
+            Class<?> repository = Class.forName("org.springframework.data.repository.Repository", false,
+                    Rules.class.getClassLoader());
+            Class<?> type = Class.forName(owner.replace('/', '.'), false, Thread.currentThread().getContextClassLoader());
+            return repository.isAssignableFrom(type);
+        }
+        catch (ClassNotFoundException | LinkageError ex) {
+            return false;
+        }
     }
 
     private static boolean isExceptionType(String owner) {

@@ -48,6 +48,10 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
 
     private static final CallbackFilter FILTER = new AnnotatedMethodFilter();
 
+    /** The attribute with which Spring marks the @Configuration classes it subclasses itself ("full"). */
+    private static final String CONFIGURATION_CLASS =
+            "org.springframework.context.annotation.ConfigurationClassPostProcessor.configurationClass";
+
     private final SkailJson json;
 
     private volatile SkailCatalog catalog = new SkailCatalog(Map.of());
@@ -85,11 +89,19 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
             if (beanClass == null) {
                 continue;
             }
-            List<StepMethod> steps = stepMethods(beanClass);
+            List<StepMethod> steps = stepMethods(ClassUtils.getUserClass(beanClass));
             if (steps.isEmpty()) {
                 continue;
             }
             int before = problems.size();
+            if (beanClass.getName().contains(ClassUtils.CGLIB_CLASS_SEPARATOR)
+                    || "full".equals(definition.getAttribute(CONFIGURATION_CLASS))) {
+                problems.add(new SkailDeclarationException.Problem(ClassUtils.getUserClass(beanClass).getName(),
+                        "is a @Configuration class that Spring subclasses itself (it has @Bean methods), so skail cannot "
+                                + "intercept it",
+                        "move its @SkailFunction and @SkailCommand methods to a @Service or @Component"));
+                continue;
+            }
             if (definition.getFactoryMethodName() != null || !(definition instanceof AbstractBeanDefinition bean)
                     || bean.getInstanceSupplier() != null) {
                 problems.add(new SkailDeclarationException.Problem(beanClass.getName() + " (bean '" + beanName + "')",
@@ -158,7 +170,7 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
             return (type != null) ? ClassUtils.getUserClass(type) : null;
         }
         String className = definition.getBeanClassName();
-        if (className == null || className.contains(ClassUtils.CGLIB_CLASS_SEPARATOR)) {
+        if (className == null) {
             return null;
         }
         try {

@@ -3,7 +3,7 @@ package dev.skail.runtime;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.util.ConcurrentReferenceHashMap;
 
 import dev.skail.SkailCommand;
 import dev.skail.SkailFunction;
@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
 public record StepMethod(Method method, boolean function, String name, int retryCount,
         List<Class<? extends Throwable>> noRetryFor, CommandBackoff backoff) {
 
-    private static final Map<Method, StepMethod> cache = new ConcurrentHashMap<>();
+    // weak keys: a restarted application's classes (devtools) are not kept reachable
+    private static final Map<Method, StepMethod> cache = new ConcurrentReferenceHashMap<>();
 
     private static final StepMethod NONE = new StepMethod(Object.class.getMethods()[0], false, "", 0, List.of(),
             CommandBackoff.NONE);

@@ -32,6 +32,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 
 /**
  * The skail HTTP API of the embedded platform: trigger an execution, fire events at it, read it and its history. Errors are
@@ -63,39 +64,42 @@ public class SkailApiController {
     }
 
     @PostMapping(path = "/trigger/{workload}/{version}/{function}/{id}", produces = MediaType.APPLICATION_JSON_VALUE)
-    ResponseEntity<SkailExecution> trigger(@PathVariable String workload, @PathVariable String version,
+    ResponseEntity<String> trigger(@PathVariable String workload, @PathVariable String version,
             @PathVariable String function, @PathVariable String id, HttpServletRequest request)
             throws IOException {
         this.apiKey.check(request);
+        requireNoCrossSiteForm(request);
         JsonNode arguments = readBody(request);
         SkailRuntime.Triggered triggered = this.runtime.trigger(workload, version, function, id, arguments);
         if (triggered.created() && this.worker != null) {
             this.worker.nudge();
         }
-        return ResponseEntity.status(HttpStatus.ACCEPTED)
-            .location(URI.create("/api/v1/executions/" + id))
-            .body(triggered.execution());
+        URI location = ServletUriComponentsBuilder.fromContextPath(request)
+            .path("/api/v1/executions/{id}")
+            .buildAndExpand(id)
+            .toUri();
+        return json(ResponseEntity.status(HttpStatus.ACCEPTED).location(location), triggered.execution());
     }
 
     @PostMapping(path = "/api/v1/fire/{workload}/{version}/{taskId}/{event}",
             produces = MediaType.APPLICATION_JSON_VALUE)
-    ResponseEntity<SkailExecution> fire(@PathVariable String workload, @PathVariable String version,
+    ResponseEntity<String> fire(@PathVariable String workload, @PathVariable String version,
             @PathVariable String taskId, @PathVariable String event, HttpServletRequest request)
             throws IOException {
         this.apiKey.check(request);
+        requireNoCrossSiteForm(request);
         JsonNode payload = readBody(request);
         this.runtime.fire(workload, version, taskId, event, payload.isMissingNode() ? null : this.json.write(payload),
                 request.getHeader("Idempotency-Key"));
         if (this.worker != null) {
             this.worker.nudge();
         }
-        return ResponseEntity.status(HttpStatus.ACCEPTED)
-            .body(this.runtime.find(taskId).orElseThrow(() -> new SkailNotFoundException("Unknown execution '"
-                    + taskId + "'")));
+        return json(ResponseEntity.status(HttpStatus.ACCEPTED), this.runtime.find(taskId)
+            .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'")));
     }
 
     @GetMapping(path = "/api/v1/executions", produces = MediaType.APPLICATION_JSON_VALUE)
-    ExecutionPage executions(@RequestParam(required = false) @Nullable String status,
+    ResponseEntity<String> executions(@RequestParam(required = false) @Nullable String status,
             @RequestParam(required = false) @Nullable String function,
             @RequestParam(required = false) @Nullable String id, @RequestParam(defaultValue = "0") int page,
             @RequestParam(defaultValue = "20") int size, HttpServletRequest request) {
@@ -110,33 +114,35 @@ public class SkailApiController {
                         + java.util.Arrays.toString(ExecutionStatus.values()));
             }
         }
-        if (page < 0 || size < 1 || size > 200) {
-            throw new SkailInvalidRequestException("page must be 0 or more and size from 1 to 200");
+        if (page < 0 || page > 1_000_000 || size < 1 || size > 200) {
+            throw new SkailInvalidRequestException("page must be from 0 to 1000000 and size from 1 to 200");
         }
         List<SkailExecution> items = this.runtime.list(wanted, function, id, page * size, size + 1);
-        return new ExecutionPage(this.runtime.settings().workload(), this.runtime.settings().version(),
-                items.subList(0, Math.min(size, items.size())), page, size, items.size() > size);
+        return json(ResponseEntity.ok(), new ExecutionPage(this.runtime.settings().workload(),
+                this.runtime.settings().version(), items.subList(0, Math.min(size, items.size())), page, size,
+                items.size() > size));
     }
 
     @GetMapping(path = "/api/v1/executions/{taskId}", produces = MediaType.APPLICATION_JSON_VALUE)
-    SkailExecution execution(@PathVariable String taskId, HttpServletRequest request) {
+    ResponseEntity<String> execution(@PathVariable String taskId, HttpServletRequest request) {
         this.apiKey.check(request);
-        return this.runtime.find(taskId)
-            .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
+        return json(ResponseEntity.ok(), this.runtime.find(taskId)
+            .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'")));
     }
 
     @PostMapping(path = "/api/v1/executions/{taskId}/resume", produces = MediaType.APPLICATION_JSON_VALUE)
-    ResponseEntity<SkailExecution> resume(@PathVariable String taskId, HttpServletRequest request) {
+    ResponseEntity<String> resume(@PathVariable String taskId, HttpServletRequest request) {
         this.apiKey.check(request);
+        requireNoCrossSiteForm(request);
         SkailExecution resumed = this.runtime.resume(taskId);
         if (this.worker != null) {
             this.worker.nudge();
         }
-        return ResponseEntity.status(HttpStatus.ACCEPTED).body(resumed);
+        return json(ResponseEntity.status(HttpStatus.ACCEPTED), resumed);
     }
 
     @GetMapping(path = "/api/v1/executions/{taskId}/history", produces = MediaType.APPLICATION_JSON_VALUE)
-    ResponseEntity<SkailHistory> history(@PathVariable String taskId,
+    ResponseEntity<String> history(@PathVariable String taskId,
             @RequestParam(defaultValue = "false") boolean download, HttpServletRequest request) {
         this.apiKey.check(request);
         SkailHistory history = this.runtime.history(taskId);
@@ -147,7 +153,26 @@ public class SkailApiController {
                 .build()
                 .toString());
         }
-        return response.body(history);
+        return json(response, history);
+    }
+
+    /** The API's JSON is skail's own, whatever the application's Jackson settings (naming, inclusion ...). */
+    private ResponseEntity<String> json(ResponseEntity.BodyBuilder response, Object body) {
+        return response.contentType(MediaType.APPLICATION_JSON).body(this.json.write(body));
+    }
+
+    /**
+     * A POST must say it is JSON ({@code Content-Type: application/json}) or carry skail's own header: a form that
+     * another site makes the browser send can do neither without a CORS preflight, which fails.
+     */
+    private static void requireNoCrossSiteForm(HttpServletRequest request) {
+        String type = request.getContentType();
+        boolean json = type != null && MediaType.parseMediaType(type).isCompatibleWith(MediaType.APPLICATION_JSON);
+        boolean jsonSuffix = type != null && MediaType.parseMediaType(type).getSubtype().endsWith("+json");
+        if (!json && !jsonSuffix && request.getHeader(SkailApiKey.REQUEST_HEADER) == null
+                && request.getHeader(SkailApiKey.HEADER) == null) {
+            throw new UnsupportedBody(type);
+        }
     }
 
     private JsonNode readBody(HttpServletRequest request) throws IOException {
@@ -185,6 +210,18 @@ public class SkailApiController {
     @ExceptionHandler(SkailInvalidRequestException.class)
     ResponseEntity<ProblemDetail> invalid(SkailException ex) {
         return problem(HttpStatus.BAD_REQUEST, "Invalid request", ex.getMessage());
+    }
+
+    @ExceptionHandler(org.springframework.web.method.annotation.MethodArgumentTypeMismatchException.class)
+    ResponseEntity<ProblemDetail> badParameter(
+            org.springframework.web.method.annotation.MethodArgumentTypeMismatchException ex) {
+        return problem(HttpStatus.BAD_REQUEST, "Invalid request",
+                "Parameter '" + ex.getName() + "' is not a valid " + ex.getRequiredType());
+    }
+
+    @ExceptionHandler(UnsupportedBody.class)
+    ResponseEntity<ProblemDetail> unsupported(UnsupportedBody ex) {
+        return problem(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Unsupported media type", ex.getMessage());
     }
 
     @ExceptionHandler(PayloadTooLarge.class)
@@ -227,6 +264,16 @@ public class SkailApiController {
      */
     public record ExecutionPage(String workload, String version, List<SkailExecution> items, int page, int size,
             boolean hasMore) {
+    }
+
+    static final class UnsupportedBody extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        UnsupportedBody(@Nullable String type) {
+            super("skail's POST routes take application/json (this request says " + type + "), or the "
+                    + SkailApiKey.REQUEST_HEADER + " header");
+        }
     }
 
     static final class PayloadTooLarge extends RuntimeException {

@@ -16,10 +16,13 @@ public final class SkailApiKey {
     /** Header that carries the API key. */
     public static final String HEADER = "X-Skail-Api-Key";
 
+    /** Header that marks a request as made by a skail client (the Monitor sends it), not by a cross-site form. */
+    public static final String REQUEST_HEADER = "X-Skail-Request";
+
     private final byte @Nullable [] key;
 
     public SkailApiKey(@Nullable String key) {
-        this.key = (key != null && !key.isEmpty()) ? key.getBytes(StandardCharsets.UTF_8) : null;
+        this.key = (key != null && !key.isBlank()) ? key.getBytes(StandardCharsets.UTF_8) : null;
     }
 
     /** Whether a key is demanded. */

@@ -14,6 +14,7 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 
 /**
  * The Monitor at {@code /skail}: a page served from the starter's jar (no front-end build) that lists executions,
@@ -36,10 +37,18 @@ public class SkailMonitorController {
         this.apiKey = apiKey;
     }
 
-    @GetMapping(path = { "/skail", "/skail/" }, produces = MediaType.TEXT_HTML_VALUE)
+    @GetMapping(path = "/skail", produces = MediaType.TEXT_HTML_VALUE)
     ResponseEntity<byte[]> page(HttpServletRequest request) throws IOException {
         this.apiKey.check(request);
         return file("index.html", MediaType.valueOf("text/html;charset=UTF-8"));
+    }
+
+    /** The page's links are relative to {@code /skail}: {@code /skail/} redirects there. */
+    @GetMapping("/skail/")
+    ResponseEntity<Void> slash(HttpServletRequest request) {
+        return ResponseEntity.status(302)
+            .location(ServletUriComponentsBuilder.fromContextPath(request).path("/skail").build().toUri())
+            .build();
     }
 
     @GetMapping("/skail/{file:monitor\\.(?:js|css)}")

@@ -38,7 +38,7 @@ import org.springframework.web.client.RestTemplate;
  * tests find the line numbers from this source file.
  */
 @SuppressWarnings("unused")
-public class AnalyzedFlows {
+public class AnalyzedFlows extends AnalyzedBase {
 
     private final Clock clock = Clock.systemUTC();
 
@@ -197,6 +197,22 @@ public class AnalyzedFlows {
     @SkailFunction
     public List<String> throughALambda(List<String> items) {
         return items.stream().map((item) -> item + UUID.randomUUID()).toList(); // finding: RANDOM
+    }
+
+    @SkailFunction
+    public List<String> shuffle(List<String> items) {
+        java.util.Collections.shuffle(items); // finding: RANDOM
+        return items;
+    }
+
+    @SkailFunction
+    public long throughAnInheritedHelper() {
+        return stamp();
+    }
+
+    @SkailFunction
+    public String pathsArePure(String name) {
+        return Path.of("/data", name).getFileName().toString();
     }
 
     @SkailFunction

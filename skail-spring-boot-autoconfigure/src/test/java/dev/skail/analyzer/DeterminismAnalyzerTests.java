@@ -27,7 +27,7 @@ class DeterminismAnalyzerTests {
         return Stream.of("currentTimeMillis", "nanoTime", "instantNow", "localDateTimeNow", "newDate", "injectedClock",
                 "randomUuid", "random", "threadLocalRandom", "mathRandom", "secureRandom", "getenv", "getProperty",
                 "readFile", "restTemplate", "restClient", "jdbcTemplate", "jdbc", "socket", "sleep", "thread",
-                "executor", "completableFuture", "parallelStream", "throughAHelper", "throughALambda");
+                "executor", "completableFuture", "parallelStream", "throughAHelper", "throughALambda", "shuffle");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -57,10 +57,22 @@ class DeterminismAnalyzerTests {
     }
 
     @Test
+    void followsHelpersInheritedFromASuperclass() {
+        List<Finding> findings = new DeterminismAnalyzer().analyze(List.of(method("throughAnInheritedHelper")));
+
+        assertThat(findings).singleElement().satisfies((finding) -> {
+            assertThat(finding.where()).isEqualTo(AnalyzedBase.class.getName() + ".stamp");
+            assertThat(finding.source()).isEqualTo("AnalyzedBase.java");
+            assertThat(finding.line()).isEqualTo(7);
+            assertThat(finding.category()).isEqualTo(Category.CLOCK);
+        });
+    }
+
+    @Test
     void findsNothingInPureLogicStepsPrimitivesOrExemptMethods() {
         List<Finding> findings = new DeterminismAnalyzer().analyze(List.of(method("pureLogic"),
                 method("stepsAndPrimitives"), method("exempt"), method("exemptHelper"),
-                method("throughAMethodReference")));
+                method("throughAMethodReference"), method("pathsArePure")));
 
         assertThat(findings).isEmpty();
     }

@@ -54,6 +54,17 @@ class DeclarationValidationTests {
     }
 
     @Test
+    void functionsOfAConfigurationClassAreReportedRatherThanSkipped() {
+        this.runner.withUserConfiguration(FlowsInConfiguration.class).run((context) -> {
+            SkailDeclarationException failure = rootCause(context.getStartupFailure());
+            assertThat(failure.problems()).singleElement().satisfies((problem) -> {
+                assertThat(problem.where()).isEqualTo(FlowsInConfiguration.class.getName());
+                assertThat(problem.problem()).contains("@Configuration class");
+            });
+        });
+    }
+
+    @Test
     void failureAnalysisListsEachProblemAndItsFix() {
         SkailDeclarationException exception = new SkailDeclarationException(
                 List.of(new SkailDeclarationException.Problem("a.B.c", "@SkailCommand method is private", "make it public")));
@@ -140,6 +151,19 @@ class DeclarationValidationTests {
         @SkailCommand
         public String made() {
             return "made";
+        }
+    }
+
+    @Configuration
+    public static class FlowsInConfiguration {
+
+        @Bean
+        String someBean() {
+            return "a bean";
+        }
+
+        @SkailFunction
+        public void inConfiguration() {
         }
     }
 

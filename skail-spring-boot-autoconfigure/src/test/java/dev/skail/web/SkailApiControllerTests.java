@@ -48,7 +48,8 @@ class SkailApiControllerTests {
         HttpResponse<String> response = post("/trigger/vendas/v1.0.0/processarPedido/web-1", "[\"web-1\"]");
 
         assertThat(response.statusCode()).isEqualTo(202);
-        assertThat(response.headers().firstValue("Location")).hasValue("/api/v1/executions/web-1");
+        assertThat(response.headers().firstValue("Location")).hasValue("http://localhost:" + this.port
+                + "/api/v1/executions/web-1");
         JsonNode body = json.readTree(response.body());
         assertThat(body.get("taskId").asString()).isEqualTo("web-1");
         assertThat(body.get("function").asString()).isEqualTo("processarPedido");
@@ -154,6 +155,33 @@ class SkailApiControllerTests {
 
         assertProblem(post("/api/v1/fire/vendas/v1.0.0/fire-2/aprovacao", "\"late\""), 409, "has ended");
         assertProblem(post("/api/v1/fire/vendas/v1.0.0/fire-2/aprovacao", "{bad"), 400, "not valid JSON");
+    }
+
+    @Test
+    void postsThatACrossSiteFormCouldSendAreRefused() throws Exception {
+        HttpResponse<String> form = this.http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port
+                + "/trigger/vendas/v1.0.0/processarPedido/csrf-1"))
+            .header("Content-Type", "text/plain")
+            .POST(HttpRequest.BodyPublishers.ofString("[\"csrf-1\"]"))
+            .build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> bareResume = this.http.send(HttpRequest.newBuilder(URI.create("http://localhost:"
+                + this.port + "/api/v1/executions/csrf-1/resume")).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> skailResume = this.http.send(HttpRequest.newBuilder(URI.create("http://localhost:"
+                + this.port + "/api/v1/executions/csrf-1/resume")).header("X-Skail-Request", "cli")
+            .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertProblem(form, 415, "application/json");
+        assertThat(this.client.find("csrf-1")).isEmpty();
+        assertProblem(bareResume, 415, "X-Skail-Request");
+        assertProblem(skailResume, 404, "Unknown execution 'csrf-1'");
+    }
+
+    @Test
+    void badListParametersAreA400Problem() throws Exception {
+        assertProblem(get("/api/v1/executions?page=abc"), 400, "page");
+        assertProblem(get("/api/v1/executions?status=LOST"), 400, "Unknown status 'LOST'");
+        assertProblem(get("/api/v1/executions?page=2000000"), 400, "page must be");
     }
 
     @Test

@@ -3,6 +3,9 @@
 
 const state = { page: 0, size: 20, current: null, poll: null };
 
+// the application's root, whatever its context path: this script is served at <root>/skail/monitor.js
+const root = new URL('..', document.currentScript.src).pathname;
+
 function el(tag, text, className) {
     const node = document.createElement(tag);
     if (text !== undefined && text !== null) {
@@ -41,7 +44,11 @@ function json(value) {
 }
 
 async function api(path, options) {
-    const response = await fetch(path, Object.assign({ headers: { 'Accept': 'application/json' } }, options || {}));
+    const request = Object.assign({}, options || {});
+    // skail's own header: POSTs without it (or JSON) are refused, so that no other site can forge them
+    request.headers = Object.assign({ 'Accept': 'application/json', 'X-Skail-Request': 'monitor' },
+        request.headers || {});
+    const response = await fetch(root + path.replace(/^\//, ''), request);
     const body = response.status === 204 ? null : await response.json().catch(() => null);
     if (!response.ok) {
         throw new Error((body && (body.detail || body.title)) || ('HTTP ' + response.status));
@@ -82,7 +89,7 @@ async function loadList() {
 async function showDetail(taskId) {
     state.current = taskId;
     if (location.hash !== '#' + encodeURIComponent(taskId)) {
-        history.replaceState(null, '', '#' + encodeURIComponent(taskId));
+        history.pushState(null, '', '#' + encodeURIComponent(taskId));
     }
     document.getElementById('list-view').hidden = true;
     document.getElementById('detail-view').hidden = false;
@@ -117,7 +124,7 @@ async function renderDetail() {
         : json(execution.result);
     document.getElementById('resume').hidden = execution.status !== 'FAILED';
     document.getElementById('download').href =
-        '/api/v1/executions/' + encodeURIComponent(taskId) + '/history?download=true';
+        root + 'api/v1/executions/' + encodeURIComponent(taskId) + '/history?download=true';
 
     const timeline = document.querySelector('#timeline tbody');
     timeline.replaceChildren();
@@ -153,7 +160,9 @@ async function renderDetail() {
 function showList() {
     clearInterval(state.poll);
     state.current = null;
-    history.replaceState(null, '', location.pathname);
+    if (location.hash) {
+        history.pushState(null, '', location.pathname);
+    }
     document.getElementById('detail-view').hidden = true;
     document.getElementById('list-view').hidden = false;
     loadList().catch((e) => message(e.message));
@@ -167,11 +176,11 @@ document.addEventListener('DOMContentLoaded', () => {
     });
     document.getElementById('previous-page').addEventListener('click', () => {
         state.page = Math.max(0, state.page - 1);
-        loadList();
+        loadList().catch((e) => message(e.message));
     });
     document.getElementById('next-page').addEventListener('click', () => {
         state.page += 1;
-        loadList();
+        loadList().catch((e) => message(e.message));
     });
     document.getElementById('back').addEventListener('click', showList);
     document.getElementById('resume').addEventListener('click', async () => {
@@ -186,10 +195,10 @@ document.addEventListener('DOMContentLoaded', () => {
     });
     document.getElementById('fire-form').addEventListener('submit', async (event) => {
         event.preventDefault();
-        const execution = await api('/api/v1/executions/' + encodeURIComponent(state.current));
         const name = document.getElementById('fire-name').value.trim();
         const payload = document.getElementById('fire-payload').value.trim();
         try {
+            const execution = await api('/api/v1/executions/' + encodeURIComponent(state.current));
             await api('/api/v1/fire/' + encodeURIComponent(execution.workload) + '/' + encodeURIComponent(execution.version)
                 + '/' + encodeURIComponent(state.current) + '/' + encodeURIComponent(name),
                 { method: 'POST', headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' }, body: payload });
@@ -200,11 +209,27 @@ document.addEventListener('DOMContentLoaded', () => {
             message(e.message);
         }
     });
-    if (location.hash.length > 1) {
-        // a link to one execution: /skail#pedido-1
-        showDetail(decodeURIComponent(location.hash.substring(1))).catch((e) => message(e.message));
+    route();
+    window.addEventListener('popstate', route);
+});
+
+// the page's address names what it shows: /skail (the list) or /skail#pedido-1 (one execution)
+function route() {
+    let taskId = null;
+    try {
+        taskId = location.hash.length > 1 ? decodeURIComponent(location.hash.substring(1)) : null;
     }
-    else {
+    catch (e) {
+        taskId = null;
+    }
+    if (taskId) {
+        showDetail(taskId).catch((e) => message(e.message));
+    }
+    else if (state.current !== null || document.getElementById('list-view').hidden === false) {
+        clearInterval(state.poll);
+        state.current = null;
+        document.getElementById('detail-view').hidden = true;
+        document.getElementById('list-view').hidden = false;
         loadList().catch((e) => message(e.message));
     }
-});
+}
