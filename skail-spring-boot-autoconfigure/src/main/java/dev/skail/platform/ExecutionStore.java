@@ -19,9 +19,6 @@ public interface ExecutionStore {
     /** Creates the schema, or brings it up to date. */
     void initialize();
 
-    /** Whether the store answers; throws when it does not. */
-    void ping();
-
     /**
      * Inserts a new PENDING execution, due at once.
      * @return empty when it was created; the existing execution when the id is taken
@@ -44,9 +41,6 @@ public interface ExecutionStore {
      */
     List<Lease> claimDue(String workload, String version, String owner, int limit, long now, long leaseUntil,
             Set<String> exclude);
-
-    /** Claims one execution if it is due (or its lease expired). */
-    Optional<Lease> claim(String taskId, String owner, long now, long leaseUntil);
 
     /** Extends the leases still held; returns those another runner holds now. */
     List<Lease> renew(List<Lease> leases, long now, long leaseUntil);

@@ -214,10 +214,6 @@ public final class LocalReplay {
         }
 
         @Override
-        public void ping() {
-        }
-
-        @Override
         public Optional<ExecutionRow> create(ExecutionRow execution) {
             return Optional.empty();
         }
@@ -242,11 +238,6 @@ public final class LocalReplay {
         public List<Lease> claimDue(String workload, String version, String owner, int limit, long now,
                 long leaseUntil, Set<String> exclude) {
             return List.of();
-        }
-
-        @Override
-        public Optional<Lease> claim(String taskId, String owner, long now, long leaseUntil) {
-            return Optional.empty();
         }
 
         @Override

@@ -131,18 +131,6 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
-    public void ping() {
-        this.retry.once("ping the store", () -> {
-            try (Connection connection = this.dataSource.getConnection()) {
-                if (!connection.isValid(2)) {
-                    throw new SQLException("connection is not valid", "08000");
-                }
-            }
-            return null;
-        });
-    }
-
-    @Override
     public Optional<ExecutionRow> create(ExecutionRow execution) {
         return this.retry.run("create execution " + execution.taskId(), () -> inTransaction(connection -> {
             try {
@@ -270,11 +258,6 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             }
             return leases;
         });
-    }
-
-    @Override
-    public Optional<Lease> claim(String taskId, String owner, long now, long leaseUntil) {
-        return this.retry.run("claim execution " + taskId, () -> claimOne(taskId, owner, now, leaseUntil));
     }
 
     private Optional<Lease> claimOne(String taskId, String owner, long now, long leaseUntil) throws SQLException {

@@ -58,22 +58,6 @@ public final class StoreRetry {
         }
     }
 
-    /** Runs the operation once, translating its failure. */
-    public <T> T once(String what, Callable<T> operation) {
-        try {
-            return operation.call();
-        }
-        catch (SQLException ex) {
-            throw new StoreUnavailableException("skail store could not " + what + ": " + ex.getMessage(), ex);
-        }
-        catch (RuntimeException ex) {
-            throw ex;
-        }
-        catch (Exception ex) {
-            throw new IllegalStateException(ex);
-        }
-    }
-
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
