@@ -364,21 +364,11 @@ public final class ExecutionContext implements SkailContext {
         long startedAt = (recorded != null) ? recorded.startedAt() : now;
         String key = idempotencyKey(taskId(), position);
         SkailJson json = this.runtime.json();
-        Optional<dev.skail.platform.EventRow> taken;
-        try {
-            taken = this.runtime.store().takeEvent(this.lease, name, (event) -> new StepRow(taskId(), position,
-                    StepRow.EVENT, name, arguments, StepRow.COMPLETED, eventResult(event.payload(), event.id()), null,
-                    key, this.execution.attempt(), startedAt, now, null), now, this.runtime.leaseUntil());
-        }
-        catch (LeaseLostException | StoreUnavailableException ex) {
-            throw abandon(ex);
-        }
-        catch (StoreStatementException ex) {
-            if (this.fatal == null) {
-                this.fatal = ex;
-            }
-            throw ex;
-        }
+        Optional<dev.skail.platform.EventRow> taken = recording(() -> this.runtime.store().takeEvent(this.lease, name,
+                (event) -> new StepRow(taskId(), position, StepRow.EVENT, name, arguments, StepRow.COMPLETED,
+                        eventResult(event.payload(), event.id()), null, key, this.execution.attempt(), startedAt, now,
+                        null),
+                now, this.runtime.leaseUntil()));
         if (taken.isPresent()) {
             StepRow done = new StepRow(taskId(), position, StepRow.EVENT, name, arguments, StepRow.COMPLETED,
                     eventResult(taken.get().payload(), taken.get().id()), null, key, this.execution.attempt(), startedAt,
@@ -734,8 +724,16 @@ public final class ExecutionContext implements SkailContext {
     }
 
     private void record(Runnable write) {
-        try {
+        recording(() -> {
             write.run();
+            return null;
+        });
+    }
+
+    /** Runs a write of the history: a transport failure abandons the delivery, a refused statement fails it. */
+    private <T> T recording(Supplier<T> write) {
+        try {
+            return write.get();
         }
         catch (LeaseLostException | StoreUnavailableException ex) {
             throw abandon(ex);

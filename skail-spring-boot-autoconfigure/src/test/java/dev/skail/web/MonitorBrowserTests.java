@@ -1,8 +1,5 @@
 package dev.skail.web;
 
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 
 import dev.skail.ExecutionStatus;
@@ -17,9 +14,6 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -43,8 +37,6 @@ class MonitorBrowserTests {
 
     private static WebDriver browser;
 
-    private static Path profile;
-
     @LocalServerPort
     int port;
 
@@ -56,17 +48,7 @@ class MonitorBrowserTests {
 
     @BeforeAll
     static void startBrowser() throws Exception {
-        profile = Files.createTempDirectory("skail-chromium");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary("/usr/bin/chromium");
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--user-data-dir=" + profile);
-        ChromeDriverService service = new ChromeDriverService.Builder()
-            .usingDriverExecutable(new File("/usr/bin/chromedriver"))
-            .usingAnyFreePort()
-            .build();
-        browser = new ChromeDriver(service, options);
+        browser = Chromium.start();
     }
 
     @AfterAll

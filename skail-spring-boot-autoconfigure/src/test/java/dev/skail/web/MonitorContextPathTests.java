@@ -1,11 +1,9 @@
 package dev.skail.web;
 
-import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 
 import dev.skail.SkailClient;
@@ -13,9 +11,6 @@ import dev.skail.runtime.TestApplication;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -58,13 +53,7 @@ class MonitorContextPathTests {
         assertThat(body.has("taskId")).isTrue();
         assertThat(body.has("task_id")).isFalse();
 
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary("/usr/bin/chromium");
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--user-data-dir=" + Files.createTempDirectory("skail-chromium"));
-        WebDriver browser = new ChromeDriver(new ChromeDriverService.Builder()
-            .usingDriverExecutable(new File("/usr/bin/chromedriver")).usingAnyFreePort().build(), options);
+        WebDriver browser = Chromium.start();
         try {
             browser.get("http://localhost:" + this.port + "/app/skail#ctx-1");
             new WebDriverWait(browser, Duration.ofSeconds(15)).ignoring(
