@@ -81,6 +81,9 @@ public final class SkailAutoConfiguration {
     @ConditionalOnMissingBean
     SkailRuntime skailRuntime(ExecutionStore store, SkailBeanEnhancer enhancer, BeanFactory beanFactory,
             SkailJson json, ObjectProvider<Clock> clock, SkailProperties properties) {
+        if (enhancer.isJsonCheckDeferred()) {
+            enhancer.checkJson(json);
+        }
         return new SkailRuntime(store, enhancer::catalog, beanFactory, json, clock.getIfUnique(Clock::systemUTC),
                 settings(properties));
     }

@@ -56,6 +56,10 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
 
     private volatile SkailCatalog catalog = new SkailCatalog(Map.of());
 
+    private final List<StepMethod> steps = new ArrayList<>();
+
+    private boolean jsonCheckDeferred;
+
     private AnalyzerMode analyzerMode = AnalyzerMode.FAIL;
 
     public SkailBeanEnhancer(SkailJson json) {
@@ -82,6 +86,11 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
     public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
         List<SkailDeclarationException.Problem> problems = new ArrayList<>();
         Map<String, FunctionDefinition> functions = new LinkedHashMap<>();
+        // an application's own SkailJson (more modules, other settings) is the one to check types with: the runtime
+        // does it once that bean exists
+        this.jsonCheckDeferred = java.util.Arrays.stream(beanFactory.getBeanNamesForType(SkailJson.class, true, false))
+            .anyMatch((name) -> !name.equals("skailJson"));
+        this.steps.clear();
         ClassLoader classLoader = beanFactory.getBeanClassLoader();
         for (String beanName : beanFactory.getBeanDefinitionNames()) {
             BeanDefinition definition = beanFactory.getBeanDefinition(beanName);
@@ -115,6 +124,7 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
                         "remove 'final' from the class so skail can intercept its functions and commands"));
             }
             for (StepMethod step : steps) {
+                this.steps.add(step);
                 validate(step, problems);
                 if (step.function()) {
                     FunctionDefinition existing = functions.putIfAbsent(step.name(),
@@ -222,10 +232,38 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
             problems.add(new SkailDeclarationException.Problem(where, "retryCount is negative",
                     "use 0 (no redelivery) or more"));
         }
+        if (!this.jsonCheckDeferred) {
+            jsonProblems(step, this.json, problems);
+        }
+    }
+
+    /** Whether the application has its own {@link SkailJson}: then the types are checked with it, by the runtime. */
+    public boolean isJsonCheckDeferred() {
+        return this.jsonCheckDeferred;
+    }
+
+    /**
+     * Checks that Jackson, configured as {@code json}, can record the parameters and results of every function and
+     * command found.
+     * @throws SkailDeclarationException listing every type it cannot
+     */
+    public void checkJson(SkailJson json) {
+        List<SkailDeclarationException.Problem> problems = new ArrayList<>();
+        for (StepMethod step : this.steps) {
+            jsonProblems(step, json, problems);
+        }
+        if (!problems.isEmpty()) {
+            throw new SkailDeclarationException(problems);
+        }
+    }
+
+    private static void jsonProblems(StepMethod step, SkailJson json, List<SkailDeclarationException.Problem> problems) {
+        Method method = step.method();
+        String where = step.describe();
         Type[] parameters = method.getGenericParameterTypes();
         for (int i = 0; i < parameters.length; i++) {
-            String why = step.function() ? this.json.whyNotReadable(parameters[i])
-                    : this.json.whyNotWritable(parameters[i]);
+            String why = step.function() ? json.whyNotReadable(parameters[i])
+                    : json.whyNotWritable(parameters[i]);
             if (why != null) {
                 problems.add(new SkailDeclarationException.Problem(where,
                         "parameter " + i + " of type " + parameters[i].getTypeName()
@@ -235,9 +273,9 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
             }
         }
         Type returned = method.getGenericReturnType();
-        String why = this.json.whyNotWritable(returned);
+        String why = json.whyNotWritable(returned);
         if (why == null && !step.function()) {
-            why = this.json.whyNotReadable(returned);
+            why = json.whyNotReadable(returned);
         }
         if (why != null) {
             problems.add(new SkailDeclarationException.Problem(where,

@@ -20,7 +20,7 @@ import tools.jackson.databind.ser.impl.UnknownSerializer;
  * types of the methods; no default typing, so a history never names a class to instantiate, except for a
  * recorded exception, which is rebuilt only as a {@link Throwable} (see {@link RecordedFailure}).
  */
-public final class SkailJson {
+public class SkailJson {
 
     private final JsonMapper mapper;
 

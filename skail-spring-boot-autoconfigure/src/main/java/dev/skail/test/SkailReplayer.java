@@ -48,6 +48,16 @@ public final class SkailReplayer {
         return new SkailReplayer(codec.mapper().readValue(json, SkailHistory.class), codec);
     }
 
+    /** A replayer of an exported history, read and replayed with the application's own {@link SkailJson}. */
+    public static SkailReplayer fromFile(Path file, SkailJson json) {
+        try {
+            return new SkailReplayer(json.mapper().readValue(Files.readString(file), SkailHistory.class), json);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
     /** A replayer of a history read with {@link dev.skail.SkailClient#history(String)}. */
     public static SkailReplayer of(SkailHistory history) {
         return new SkailReplayer(history, SkailJson.createDefault());

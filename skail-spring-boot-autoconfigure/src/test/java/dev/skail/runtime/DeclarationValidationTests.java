@@ -65,6 +65,38 @@ class DeclarationValidationTests {
     }
 
     @Test
+    void typesAreCheckedWithTheApplicationsOwnSkailJson() {
+        // the application's codec knows how to read Runnable (a mix-in, a module...): this one accepts every type
+        SkailJson lenient = new SkailJson(tools.jackson.databind.json.JsonMapper.builder().build()) {
+            @Override
+            public String whyNotReadable(java.lang.reflect.Type type) {
+                return null;
+            }
+        };
+        this.runner.withUserConfiguration(TakesRunnable.class)
+            .withBean("applicationJson", SkailJson.class, () -> lenient)
+            .run((context) -> assertThat(context).hasNotFailed());
+        // and one that refuses: the problem is reported at start-up, with the application's codec
+        SkailJson strict = new SkailJson(tools.jackson.databind.json.JsonMapper.builder().build()) {
+            @Override
+            public String whyNotReadable(java.lang.reflect.Type type) {
+                return "refused by the application's codec";
+            }
+        };
+        this.runner.withUserConfiguration(TakesRunnable.class)
+            .withBean("applicationJson", SkailJson.class, () -> strict)
+            .run((context) -> assertThat(rootCause(context.getStartupFailure()).problems())
+                .anySatisfy((p) -> assertThat(p.problem()).contains("refused by the application's codec")));
+    }
+
+    public static class TakesRunnable {
+
+        @SkailFunction
+        public void takesRunnable(Runnable runnable) {
+        }
+    }
+
+    @Test
     void failureAnalysisListsEachProblemAndItsFix() {
         SkailDeclarationException exception = new SkailDeclarationException(
                 List.of(new SkailDeclarationException.Problem("a.B.c", "@SkailCommand method is private", "make it public")));
