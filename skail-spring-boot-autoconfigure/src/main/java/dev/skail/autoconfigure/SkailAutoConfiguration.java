@@ -131,7 +131,7 @@ public final class SkailAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    SkailClient skailClient(SkailRuntime runtime, ObjectProvider<SkailWorker> worker) {
-        return new DefaultSkailClient(runtime, worker.getIfAvailable());
+    SkailClient skailClient(SkailRuntime runtime) {
+        return new DefaultSkailClient(runtime);
     }
 }

@@ -1,14 +1,12 @@
 package dev.skail.autoconfigure;
 
 import dev.skail.runtime.SkailRuntime;
-import dev.skail.runtime.SkailWorker;
 import dev.skail.web.SkailApiController;
 import dev.skail.web.SkailApiKey;
 import dev.skail.web.SkailMonitorController;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -41,10 +39,8 @@ public final class SkailWebAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    SkailApiController skailApiController(SkailRuntime runtime, ObjectProvider<SkailWorker> worker,
-            SkailProperties properties, SkailApiKey apiKey) {
-        return new SkailApiController(runtime, worker.getIfAvailable(), properties.getHttp().getMaxBodySize().toBytes(),
-                apiKey);
+    SkailApiController skailApiController(SkailRuntime runtime, SkailProperties properties, SkailApiKey apiKey) {
+        return new SkailApiController(runtime, properties.getHttp().getMaxBodySize().toBytes(), apiKey);
     }
 
     @Bean

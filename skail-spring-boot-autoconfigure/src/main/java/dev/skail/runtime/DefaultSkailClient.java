@@ -15,27 +15,20 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.util.ClassUtils;
 
-/** The {@link SkailClient} of the embedded platform: triggers go straight to the store, then wake the worker. */
+/** The {@link SkailClient} of the embedded platform: it goes straight to the runtime (which wakes the worker). */
 public class DefaultSkailClient implements SkailClient {
 
     private final SkailRuntime runtime;
 
-    private final @Nullable SkailWorker worker;
-
-    public DefaultSkailClient(SkailRuntime runtime, @Nullable SkailWorker worker) {
+    public DefaultSkailClient(SkailRuntime runtime) {
         this.runtime = runtime;
-        this.worker = worker;
     }
 
     @Override
     public SkailExecution trigger(String function, String taskId, Object... arguments) {
         RuntimeSettings settings = this.runtime.settings();
-        SkailRuntime.Triggered triggered = this.runtime.trigger(settings.workload(), settings.version(), function,
-                taskId, this.runtime.encode(function, arguments));
-        if (triggered.created() && this.worker != null) {
-            this.worker.nudge();
-        }
-        return triggered.execution();
+        return this.runtime.trigger(settings.workload(), settings.version(), function, taskId,
+                this.runtime.encode(function, arguments)).execution();
     }
 
     @Override
@@ -65,18 +58,11 @@ public class DefaultSkailClient implements SkailClient {
         RuntimeSettings settings = this.runtime.settings();
         this.runtime.fire(settings.workload(), settings.version(), taskId, event,
                 (payload != null) ? this.runtime.json().write(payload) : null);
-        if (this.worker != null) {
-            this.worker.nudge();
-        }
     }
 
     @Override
     public SkailExecution resume(String taskId) {
-        SkailExecution resumed = this.runtime.resume(taskId);
-        if (this.worker != null) {
-            this.worker.nudge();
-        }
-        return resumed;
+        return this.runtime.resume(taskId);
     }
 
     @Override

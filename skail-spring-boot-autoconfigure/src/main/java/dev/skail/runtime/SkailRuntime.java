@@ -73,6 +73,9 @@ public class SkailRuntime {
 
     private volatile SkailInstrumentation instrumentation = SkailInstrumentation.NONE;
 
+    private volatile Runnable wakeUp = () -> {
+    };
+
     private final java.util.concurrent.ExecutorService asyncExecutor = java.util.concurrent.Executors
         .newCachedThreadPool(new org.springframework.scheduling.concurrent.CustomizableThreadFactory("skail-async-") {
             {
@@ -126,6 +129,11 @@ public class SkailRuntime {
         return this.stopping;
     }
 
+    /** Runs {@code wakeUp} whenever new work is due at once (a trigger, an event, a resume): the worker polls. */
+    void onNewWork(Runnable wakeUp) {
+        this.wakeUp = wakeUp;
+    }
+
     /** Reports metrics and observations through this instrumentation. */
     public void setInstrumentation(SkailInstrumentation instrumentation) {
         this.instrumentation = instrumentation;
@@ -177,6 +185,7 @@ public class SkailRuntime {
         Optional<ExecutionRow> existing = this.store.create(row);
         if (existing.isEmpty()) {
             this.instrumentation.executionStarted(function);
+            this.wakeUp.run();
             return new Triggered(view(row), true);
         }
         ExecutionRow found = existing.get();
@@ -488,8 +497,7 @@ public class SkailRuntime {
             case ENDED -> throw new SkailConflictException("Execution '" + taskId + "' has ended ("
                     + this.store.find(taskId).map(ExecutionRow::status).orElse(ExecutionStatus.COMPLETED)
                     + "): it takes no more events");
-            case FIRED -> {
-            }
+            case FIRED -> this.wakeUp.run();
         }
     }
 
@@ -507,6 +515,7 @@ public class SkailRuntime {
                     + ": only a FAILED execution can be resumed");
         }
         logger.info("skail execution '" + taskId + "' resumed by hand");
+        this.wakeUp.run();
         return find(taskId).orElseThrow();
     }
 

@@ -90,6 +90,7 @@ public class SkailWorker implements SmartLifecycle {
         this.scheduler = poller;
         this.heartbeat = renewer;
         this.runtime.stopping(false);
+        this.runtime.onNewWork(this::nudge);
         this.started = true;
         long poll = Math.max(1, this.pollInterval.toMillis());
         poller.scheduleWithFixedDelay(this::poll, 0, poll, TimeUnit.MILLISECONDS);

@@ -15,7 +15,6 @@ import dev.skail.SkailInvalidRequestException;
 import dev.skail.SkailNotFoundException;
 import dev.skail.runtime.SkailJson;
 import dev.skail.runtime.SkailRuntime;
-import dev.skail.runtime.SkailWorker;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
@@ -46,18 +45,14 @@ public class SkailApiController {
 
     private final SkailRuntime runtime;
 
-    private final @Nullable SkailWorker worker;
-
     private final SkailJson json;
 
     private final long maxBodySize;
 
     private final SkailApiKey apiKey;
 
-    public SkailApiController(SkailRuntime runtime, @Nullable SkailWorker worker, long maxBodySize,
-            SkailApiKey apiKey) {
+    public SkailApiController(SkailRuntime runtime, long maxBodySize, SkailApiKey apiKey) {
         this.runtime = runtime;
-        this.worker = worker;
         this.json = runtime.json();
         this.maxBodySize = maxBodySize;
         this.apiKey = apiKey;
@@ -71,9 +66,6 @@ public class SkailApiController {
         requireNoCrossSiteForm(request);
         JsonNode arguments = readBody(request);
         SkailRuntime.Triggered triggered = this.runtime.trigger(workload, version, function, id, arguments);
-        if (triggered.created() && this.worker != null) {
-            this.worker.nudge();
-        }
         URI location = ServletUriComponentsBuilder.fromContextPath(request)
             .path("/api/v1/executions/{id}")
             .buildAndExpand(id)
@@ -91,9 +83,6 @@ public class SkailApiController {
         JsonNode payload = readBody(request);
         this.runtime.fire(workload, version, taskId, event, payload.isMissingNode() ? null : this.json.write(payload),
                 request.getHeader("Idempotency-Key"));
-        if (this.worker != null) {
-            this.worker.nudge();
-        }
         return json(ResponseEntity.status(HttpStatus.ACCEPTED), this.runtime.find(taskId)
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'")));
     }
@@ -134,11 +123,7 @@ public class SkailApiController {
     ResponseEntity<String> resume(@PathVariable String taskId, HttpServletRequest request) {
         this.apiKey.check(request);
         requireNoCrossSiteForm(request);
-        SkailExecution resumed = this.runtime.resume(taskId);
-        if (this.worker != null) {
-            this.worker.nudge();
-        }
-        return json(ResponseEntity.status(HttpStatus.ACCEPTED), resumed);
+        return json(ResponseEntity.status(HttpStatus.ACCEPTED), this.runtime.resume(taskId));
     }
 
     @GetMapping(path = "/api/v1/executions/{taskId}/history", produces = MediaType.APPLICATION_JSON_VALUE)
