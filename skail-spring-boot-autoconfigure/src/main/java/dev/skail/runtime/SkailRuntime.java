@@ -515,8 +515,9 @@ public class SkailRuntime {
                     + ": only a FAILED execution can be resumed");
         }
         logger.info("skail execution '" + taskId + "' resumed by hand");
+        SkailExecution resumed = find(taskId).orElseThrow(); // as resumed: PENDING, before the worker takes it
         this.wakeUp.run();
-        return find(taskId).orElseThrow();
+        return resumed;
     }
 
     /** The threads of steps started with {@code Skail.async}. */
