@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
 
-import dev.skail.runtime.ExecutionContext;
+import dev.skail.runtime.CurrentExecution;
 
 /**
  * The primitives a {@link SkailFunction} uses besides commands. Each one is a step of the history, so it gives the
@@ -23,14 +23,12 @@ public final class Skail {
 
     /**
      * Hibernates the execution for this long. The delay is recorded; no thread waits; the execution wakes when it is
-     * due, also after a restart; on replay a delay that is due returns at once. The duration is part of the step:
-     * a replay that asks for another duration is a divergence.
+     * due, also after a restart; on replay a delay that is due returns at once. The duration is not part of the
+     * step's identity: a delay already recorded keeps the due time it recorded, whatever duration the code asks for
+     * now (the same holds for the timeout of {@link #waitForEvent(String, Class, Duration)}).
      */
     public static void delay(Duration duration) {
-        ExecutionContext context = ExecutionContext.current();
-        if (context != null) {
-            context.delay(duration);
-        }
+        CurrentExecution.delay(duration);
     }
 
     /** {@link #delay(Duration)} in seconds. */
@@ -48,14 +46,14 @@ public final class Skail {
      * before the function waits for it is kept; each wait consumes one event, in order of arrival.
      */
     public static <T> T waitForEvent(String name, Class<T> type) {
-        return requireContext("waitForEvent").waitForEvent(name, type, null).orElse(null);
+        return CurrentExecution.waitForEvent(name, type, null).orElse(null);
     }
 
     /**
      * {@link #waitForEvent(String, Class)}, giving up after {@code timeout}: empty when the time passed first.
      */
     public static <T> Optional<T> waitForEvent(String name, Class<T> type, Duration timeout) {
-        return requireContext("waitForEvent").waitForEvent(name, type, timeout);
+        return CurrentExecution.waitForEvent(name, type, timeout);
     }
 
     /**
@@ -64,16 +62,12 @@ public final class Skail {
      * in the history follow the order of the {@code async} calls, so replay is deterministic.
      */
     public static <T> SkailTask<T> async(Supplier<T> step) {
-        ExecutionContext context = ExecutionContext.current();
-        if (context == null) {
-            return ExecutionContext.completedTask(step);
-        }
-        return context.async(step);
+        return CurrentExecution.async(step);
     }
 
     /** Waits for every task; throws the exception of the first failed task, in argument order. */
     public static void whenAll(SkailTask<?>... tasks) {
-        ExecutionContext.whenAll(tasks);
+        CurrentExecution.whenAll(tasks);
     }
 
     /**
@@ -81,30 +75,16 @@ public final class Skail {
      * so a replay returns the same one.
      */
     public static SkailTask<?> whenAny(SkailTask<?>... tasks) {
-        ExecutionContext context = ExecutionContext.current();
-        if (context == null) {
-            return ExecutionContext.firstDone(tasks);
-        }
-        return context.whenAny(tasks);
+        return CurrentExecution.whenAny(tasks);
     }
 
     /** The current time, recorded: the same on every replay. */
     public static Instant now() {
-        ExecutionContext context = ExecutionContext.current();
-        return (context != null) ? context.now() : Instant.now();
+        return CurrentExecution.now();
     }
 
     /** A random UUID, recorded: the same on every replay. */
     public static UUID randomUUID() {
-        ExecutionContext context = ExecutionContext.current();
-        return (context != null) ? context.randomUUID() : UUID.randomUUID();
-    }
-
-    private static ExecutionContext requireContext(String primitive) {
-        ExecutionContext context = ExecutionContext.current();
-        if (context == null) {
-            throw new IllegalStateException("Skail." + primitive + " works inside a running @SkailFunction only");
-        }
-        return context;
+        return CurrentExecution.randomUUID();
     }
 }

@@ -1,6 +1,6 @@
 package dev.skail;
 
-import dev.skail.runtime.ExecutionContext;
+import dev.skail.runtime.CurrentExecution;
 
 /**
  * What the runtime knows about the step that is running on this thread. Available inside a
@@ -11,12 +11,12 @@ public interface SkailContext {
 
     /** The context of the execution running on this thread. */
     static SkailContext current() {
-        return ExecutionContext.requireView();
+        return CurrentExecution.requireContext();
     }
 
     /** Whether this thread is running a function or a command of an execution. */
     static boolean isActive() {
-        return ExecutionContext.current() != null;
+        return CurrentExecution.context() != null;
     }
 
     /** The execution's id. */

@@ -105,7 +105,8 @@ public final class SkailAutoConfiguration {
         String instanceId = (properties.getInstanceId() != null) ? properties.getInstanceId() : defaultInstanceId();
         return new RuntimeSettings(workload.substring(0, colon), workload.substring(colon + 1), instanceId,
                 properties.getWorker().getLeaseDuration(),
-                new Backoff(backoff.getInitial(), backoff.getMultiplier(), backoff.getMax()));
+                new Backoff(backoff.getInitial(), backoff.getMultiplier(), backoff.getMax()),
+                properties.getWorker().getAsyncThreads());
     }
 
     private static String defaultInstanceId() {

@@ -221,6 +221,9 @@ public class SkailProperties {
         /** How often the store is polled for due executions. */
         private Duration pollInterval = Duration.ofMillis(200);
 
+        /** How many steps started with Skail.async run at once, all executions together; the rest wait their turn. */
+        private int asyncThreads = 32;
+
         /** How long a claim on an execution lasts without renewal; a crashed instance's work is taken over after it. */
         private Duration leaseDuration = Duration.ofSeconds(30);
 
@@ -241,6 +244,14 @@ public class SkailProperties {
 
         public void setConcurrency(int concurrency) {
             this.concurrency = concurrency;
+        }
+
+        public int getAsyncThreads() {
+            return this.asyncThreads;
+        }
+
+        public void setAsyncThreads(int asyncThreads) {
+            this.asyncThreads = asyncThreads;
         }
 
         public Duration getPollInterval() {

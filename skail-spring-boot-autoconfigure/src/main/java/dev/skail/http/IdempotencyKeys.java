@@ -1,7 +1,7 @@
 package dev.skail.http;
 
 import dev.skail.SkailContext;
-import dev.skail.runtime.ExecutionContext;
+import dev.skail.runtime.CurrentExecution;
 import org.jspecify.annotations.Nullable;
 
 /** The idempotency key of the command step running on this thread, if any. */
@@ -12,10 +12,10 @@ public final class IdempotencyKeys {
 
     /** The key of the running command step, or {@code null} outside a command. */
     public static @Nullable String current() {
-        ExecutionContext context = ExecutionContext.current();
+        SkailContext context = CurrentExecution.context();
         if (context == null || context.commandName() == null) {
             return null;
         }
-        return ((SkailContext) context).idempotencyKey();
+        return context.idempotencyKey();
     }
 }

@@ -6,7 +6,8 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.turbo.TurboFilter;
 import ch.qos.logback.core.spi.FilterReply;
-import dev.skail.runtime.ExecutionContext;
+import dev.skail.SkailContext;
+import dev.skail.runtime.CurrentExecution;
 import org.slf4j.Marker;
 
 /**
@@ -22,7 +23,7 @@ public class ReplayedLogFilter extends TurboFilter {
     @Override
     public FilterReply decide(Marker marker, Logger logger, Level level, String format, Object[] params,
             Throwable t) {
-        ExecutionContext context = ExecutionContext.current();
+        SkailContext context = CurrentExecution.context();
         if (context == null || !context.isReplaying() || isRuntime(logger.getName())) {
             return FilterReply.NEUTRAL;
         }

@@ -65,7 +65,7 @@ public final class LocalReplay {
         runtime.replayOnly();
         try {
             Lease lease = new Lease(execution.taskId(), "local-replay", "local-replay");
-            ExecutionContext context = new ExecutionContext(runtime, lease, stored());
+            Delivery context = new Delivery(runtime, lease, stored());
             Object result = null;
             Throwable failure = null;
             Object[] arguments = arguments(method, execution);
@@ -83,24 +83,22 @@ public final class LocalReplay {
             finally {
                 context.unbind();
             }
-            context.awaitBranches();
-            RuntimeException fatal = context.fatal();
+            context.parallel.awaitBranches();
+            RuntimeException fatal = context.stop.fatal();
             if (fatal != null) {
                 throw fatal;
             }
-            if (context.stopped()) {
+            if (context.stop.stopped()) {
                 return new Outcome(Outcome.Status.END_OF_HISTORY, null, null, context.endOfHistory(),
-                        context.stopReason());
+                        context.stop.reason());
+            }
+            if (failure != null) {
+                // an exception with no mismatch is the function's failure, not a divergence
+                return new Outcome(Outcome.Status.FAILED, null, failure, -1, null);
             }
             fatal = context.checkHistoryConsumed();
             if (fatal != null) {
-                if (failure != null) {
-                    fatal.addSuppressed(failure); // what made the function end early
-                }
                 throw fatal;
-            }
-            if (failure != null) {
-                return new Outcome(Outcome.Status.FAILED, null, failure, -1, null);
             }
             return new Outcome(Outcome.Status.COMPLETED, result, null, -1, null);
         }

@@ -1,7 +1,5 @@
 package dev.skail.runtime;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.time.Clock;
 import java.time.Duration;
@@ -10,14 +8,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailAttempt;
 import dev.skail.SkailConflictException;
+import dev.skail.SkailError;
 import dev.skail.SkailExecution;
 import dev.skail.SkailHistory;
 import dev.skail.SkailInvalidRequestException;
@@ -27,10 +29,7 @@ import dev.skail.platform.AttemptRow;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
-import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.StepRow;
-import dev.skail.platform.StoreStatementException;
-import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -40,9 +39,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.NullNode;
 
-import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.util.ReflectionUtils;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * The runtime: accepts triggers (S13) and runs deliveries. A delivery replays the function against its
@@ -76,12 +74,9 @@ public class SkailRuntime {
     private volatile Runnable wakeUp = () -> {
     };
 
-    private final java.util.concurrent.ExecutorService asyncExecutor = java.util.concurrent.Executors
-        .newCachedThreadPool(new org.springframework.scheduling.concurrent.CustomizableThreadFactory("skail-async-") {
-            {
-                setDaemon(true);
-            }
-        });
+    private final FailurePolicy failurePolicy;
+
+    private final ThreadPoolExecutor asyncExecutor;
 
     public SkailRuntime(ExecutionStore store, Supplier<SkailCatalog> catalog, BeanFactory beanFactory, SkailJson json,
             Clock clock, RuntimeSettings settings) {
@@ -91,6 +86,13 @@ public class SkailRuntime {
         this.json = json;
         this.clock = clock;
         this.settings = settings;
+        this.failurePolicy = new FailurePolicy(settings.backoff());
+        // bounded: a function that fans out a thousand async steps queues them, it does not start a thousand threads
+        CustomizableThreadFactory threads = new CustomizableThreadFactory("skail-async-");
+        threads.setDaemon(true);
+        this.asyncExecutor = new ThreadPoolExecutor(settings.asyncThreads(), settings.asyncThreads(), 30,
+                TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
+        this.asyncExecutor.allowCoreThreadTimeOut(true);
     }
 
     public RuntimeSettings settings() {
@@ -109,20 +111,18 @@ public class SkailRuntime {
         return this.json;
     }
 
-    Clock clock() {
+    /** Time of the platform: leases, polling, the timestamps of executions. */
+    Clock platformClock() {
+        return this.clock;
+    }
+
+    /** Time of functions: delays, event timeouts, {@code Skail.now()}; the same time line as the platform's. */
+    Clock functionClock() {
         return this.clock;
     }
 
     long leaseUntil() {
         return this.clock.millis() + this.settings.leaseDuration().toMillis();
-    }
-
-    long backoffMillis(int attempt) {
-        return this.settings.backoff().millis(attempt);
-    }
-
-    long backoffMillis(StepMethod command, int attempt) {
-        return command.backoff().applyTo(this.settings.backoff()).millis(attempt);
     }
 
     boolean isStopping() {
@@ -259,150 +259,31 @@ public class SkailRuntime {
     }
 
     /** Runs one delivery of the execution this lease holds. */
-    public void deliver(Lease lease) {
-        StoredHistory history = this.store.history(lease.taskId()).orElse(null);
-        if (history == null) {
-            return;
-        }
-        ExecutionRow execution = history.execution();
-        FunctionDefinition definition = catalog().function(execution.function()).orElse(null);
-        if (definition == null) {
-            failForGood(lease, new SkailNotFoundException("Function '" + execution.function()
-                    + "' is not declared in this runtime of " + execution.workload() + ":" + execution.version()));
-            return;
-        }
-        Object[] arguments;
-        try {
-            arguments = decode(definition, this.json.parse(execution.arguments()));
-        }
-        catch (RuntimeException ex) {
-            failForGood(lease, ex);
-            return;
-        }
-        ExecutionContext context = new ExecutionContext(this, lease, history);
-        long due = (execution.nextRunAt() != null) ? execution.nextRunAt() : execution.updatedAt();
-        SkailInstrumentation.Span span = this.instrumentation.delivery(lease.taskId(), definition.name(),
-                Math.max(0, this.clock.millis() - due));
-        Object result = null;
-        Throwable failure = null;
-        context.bind();
-        Logs.delivery(lease.taskId(), definition.name());
-        try {
-            Object bean = this.beanFactory.getBean(definition.beanName());
-            Method method = AopUtils.selectInvocableMethod(definition.step().method(), bean.getClass());
-            ReflectionUtils.makeAccessible(method);
-            result = method.invoke(bean, arguments);
-        }
-        catch (InvocationTargetException ex) {
-            failure = ex.getTargetException();
-        }
-        catch (ReflectiveOperationException | RuntimeException ex) {
-            failure = ex;
-        }
-        catch (Suspension ex) {
-            failure = ex;
-        }
-        finally {
-            Logs.clear();
-            context.unbind();
-        }
-        try {
-            context.awaitBranches();
-        }
-        catch (Suspension ex) {
-            // interrupted while async steps were still running: abandoned, not counted (settle sees it)
-        }
-        context.replayEnded();
-        String outcome = settle(context, definition, result, failure);
-        span.end(outcome);
+    void deliver(Lease lease) {
+        new DeliveryRunner(this).deliver(lease);
     }
 
-    private String settle(ExecutionContext context, FunctionDefinition definition, @Nullable Object result,
-            @Nullable Throwable failure) {
-        Lease lease = context.lease();
-        ExecutionRow execution = context.execution();
-        if (context.abandonCause() != null) {
-            logger.warn("skail delivery of '" + lease.taskId() + "' abandoned, not counted as an attempt: "
-                    + context.abandonCause().getMessage());
-            if (!(context.abandonCause() instanceof LeaseLostException)) {
-                safely(() -> this.store.release(lease, this.clock.millis()));
-            }
-            return "abandoned";
-        }
-        if (context.fatal() == null && context.stopped()) {
-            if (failure != null && !(failure instanceof Suspension)) {
-                logger.error("skail function '" + definition.name() + "' of execution '" + lease.taskId()
-                        + "' went on after the runtime suspended it (" + context.stopReason() + "); it must not catch "
-                        + "Throwable or Error around steps. What it did after that point was not recorded");
-            }
-            safely(() -> this.store.suspend(lease, context.suspendRequest(), this.clock.millis()));
-            return "suspended";
-        }
-        RuntimeException fatal = context.checkHistoryConsumed();
-        if (fatal != null) {
-            failForGood(lease, fatal);
-            this.instrumentation.executionEnded(definition.name(), "failed");
-            return "failed";
-        }
-        long now = this.clock.millis();
-        if (failure == null) {
-            String resultJson;
-            try {
-                resultJson = this.json.write(result);
-            }
-            catch (JacksonException ex) {
-                failure = ex;
-                resultJson = null;
-            }
-            if (failure == null) {
-                String recorded = resultJson;
-                safely(() -> this.store.complete(lease, recorded, now));
-                this.instrumentation.executionEnded(definition.name(), "completed");
-                return "completed";
-            }
-        }
-        String error = this.json.writeError(RecordedFailure.of(failure));
-        int retry = execution.retriesUsed() + 1;
-        if (retry <= definition.step().retryCount()) {
-            long backoff = backoffMillis(retry);
-            AttemptRow attempt = new AttemptRow(lease.taskId(), AttemptRow.FUNCTION_POSITION, definition.name(),
-                    execution.attempt(), retry, execution.updatedAt(), now, SkailAttempt.FAILED, error,
-                    SkailAttempt.RETRY, backoff);
-            Set<Integer> escaped = context.escapedFailures(failure);
-            safely(() -> this.store.scheduleFunctionRetry(lease, attempt, escaped, now + backoff, now));
-            this.instrumentation.attempt(definition.name(), definition.name(), SkailAttempt.FAILED, SkailAttempt.RETRY);
-            logger.info("skail function '" + definition.name() + "' of execution '" + lease.taskId() + "' failed ("
-                    + failure + "); redelivery " + retry + " of " + definition.step().retryCount() + " in " + backoff
-                    + " ms");
-        }
-        else {
-            AttemptRow attempt = new AttemptRow(lease.taskId(), AttemptRow.FUNCTION_POSITION, definition.name(),
-                    execution.attempt(), retry, execution.updatedAt(), now, SkailAttempt.FAILED, error,
-                    SkailAttempt.GIVE_UP, null);
-            safely(() -> this.store.fail(lease, error, attempt, now));
-            this.instrumentation.attempt(definition.name(), definition.name(), SkailAttempt.FAILED,
-                    SkailAttempt.GIVE_UP);
-            this.instrumentation.executionEnded(definition.name(), "failed");
-            logger.warn("skail execution '" + lease.taskId() + "' FAILED: function '" + definition.name()
-                    + "' failed and its " + definition.step().retryCount() + " redeliveries are spent", failure);
-            return "failed";
-        }
-        return "retry";
+    /** The arguments an execution was triggered with, decoded with the function's declared parameter types. */
+    Object[] decodeArguments(FunctionDefinition definition, String argumentsJson) {
+        return decode(definition, this.json.parse(argumentsJson));
     }
 
-    private void failForGood(Lease lease, Throwable cause) {
-        logger.error("skail execution '" + lease.taskId() + "' FAILED: " + cause.getMessage());
-        String error = this.json.writeError(RecordedFailure.of(cause));
-        safely(() -> this.store.fail(lease, error, null, this.clock.millis()));
+    Object bean(String name) {
+        return this.beanFactory.getBean(name);
     }
 
-    private void safely(Runnable write) {
-        try {
-            write.run();
-        }
-        catch (LeaseLostException | StoreUnavailableException | StoreStatementException ex) {
-            logger.warn("skail could not record the end of a delivery; it will be redelivered: " + ex.getMessage());
-        }
+    FailurePolicy failurePolicy() {
+        return this.failurePolicy;
+    }
+
+    /** A recorded form of the exception, from which {@link #decodeError} rebuilds it. */
+    SkailError encodeError(Throwable failure) {
+        return RecordedFailure.of(failure);
+    }
+
+    /** The exception a recorded error stands for, rebuilt as the function must see it on every replay. */
+    Throwable decodeError(SkailError error, @Nullable ClassLoader classLoader) {
+        return RecordedFailure.rebuild(error, classLoader);
     }
 
     /** Executions, newest first, filtered by status, function and a part of the id. */
@@ -437,7 +318,7 @@ public class SkailRuntime {
                 AttemptRow last = attempts.get(attempts.size() - 1);
                 steps.put(position, new SkailStep(position, StepRow.COMMAND, last.name(), NullNode.getInstance(),
                         SkailStep.RETRYING, null, this.json.readError(last.error()),
-                        ExecutionContext.idempotencyKey(taskId, position),
+                        Delivery.idempotencyKey(taskId, position),
                         Instant.ofEpochMilli(attempts.get(0).startedAt()), null, attemptViews(attempts), null));
             }
         });
@@ -520,8 +401,8 @@ public class SkailRuntime {
         return resumed;
     }
 
-    /** The threads of steps started with {@code Skail.async}. */
-    java.util.concurrent.Executor asyncExecutor() {
+    /** The threads of steps started with {@code Skail.async}, at most {@code skail.worker.async-threads}. */
+    Executor asyncExecutor() {
         return this.asyncExecutor;
     }
 

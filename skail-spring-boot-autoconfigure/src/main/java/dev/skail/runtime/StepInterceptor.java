@@ -20,7 +20,7 @@ final class StepInterceptor implements MethodInterceptor {
 
     @Override
     public Object intercept(Object target, Method method, Object[] args, MethodProxy proxy) throws Throwable {
-        ExecutionContext context = ExecutionContext.current();
+        Delivery context = Delivery.current();
         StepMethod step = StepMethod.of(method);
         if (context == null || step == null) {
             return proxy.invokeSuper(target, args);

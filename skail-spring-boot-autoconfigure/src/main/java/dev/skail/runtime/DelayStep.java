@@ -1,0 +1,65 @@
+package dev.skail.runtime;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.platform.StepRow;
+
+/**
+ * {@code Skail.delay} as a step (S6): recorded with the time it is due; the execution hibernates until then, with no
+ * thread waiting; a replay that reaches a due delay goes on at once. The duration is not part of the step's identity
+ * (nor is an event wait's timeout): a delay recorded with one duration is replayed with the due time it recorded,
+ * whatever duration the code asks for now.
+ */
+final class DelayStep {
+
+    static final String NAME = "delay";
+
+    private final Delivery delivery;
+
+    DelayStep(Delivery delivery) {
+        this.delivery = delivery;
+    }
+
+    void delay(Duration duration) {
+        this.delivery.checkRunnable();
+        int position = this.delivery.position();
+        StepRow recorded = this.delivery.expect(position, StepRow.DELAY, NAME, null, "Skail.delay(" + duration + ")");
+        long now = this.delivery.millis();
+        if (recorded == null) {
+            this.delivery.requireRecording(position, NAME);
+            long due = now + duration.toMillis();
+            boolean elapsed = due <= now;
+            StepRow step = new StepRow(this.delivery.taskId(), position, StepRow.DELAY, NAME,
+                    "[" + duration.toMillis() + "]", elapsed ? StepRow.COMPLETED : StepRow.PENDING, Long.toString(due),
+                    null, this.delivery.key(position), this.delivery.execution.attempt(), now, now, null);
+            this.delivery.writer.step(step, null, now);
+            if (!elapsed) {
+                throw hibernate(due);
+            }
+            return;
+        }
+        if (StepRow.COMPLETED.equals(recorded.status())) {
+            return;
+        }
+        long due = Long.parseLong(Objects.requireNonNull(recorded.result()));
+        if (due > now) {
+            throw hibernate(due);
+        }
+        this.delivery.writer.step(completed(recorded, now), null, now);
+    }
+
+    private Suspension hibernate(long due) {
+        return this.delivery.stop.suspend(ExecutionStatus.WAITING, due, null, null,
+                "delay until " + Instant.ofEpochMilli(due));
+    }
+
+    /** The PENDING step, completed now with the result it holds. */
+    static StepRow completed(StepRow pending, long now) {
+        return new StepRow(pending.taskId(), pending.position(), pending.kind(), pending.name(), pending.arguments(),
+                StepRow.COMPLETED, pending.result(), null, pending.idempotencyKey(), pending.functionAttempt(),
+                pending.startedAt(), now, pending.childTaskId());
+    }
+}

@@ -1,0 +1,371 @@
+package dev.skail.runtime;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.SkailContext;
+import dev.skail.SkailNonDeterministicException;
+import dev.skail.SkailTask;
+import dev.skail.SkailUsageException;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.Lease;
+import dev.skail.platform.StepRow;
+import dev.skail.platform.StoredHistory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One delivery of one execution: the function runs from its first line, and each step it reaches is handed to the
+ * class of its kind ({@link CommandStep}, {@link DelayStep}, {@link EventStep}, {@link ChildStep},
+ * {@link RecordedValues}, {@link ParallelSteps}) at the position the cursor gives it (S1). The delivery binds itself
+ * to the threads that run the function's code, keeps the cursor, checks each recorded step against the one asked
+ * for (S10), and collects in its {@link Stop} why it ends early. It is also what {@link SkailContext#current()}
+ * answers.
+ */
+final class Delivery implements SkailContext {
+
+    private static final ThreadLocal<Delivery> CURRENT = new ThreadLocal<>();
+
+    final SkailRuntime runtime;
+
+    final Lease lease;
+
+    final ExecutionRow execution;
+
+    final History history;
+
+    final HistoryWriter writer;
+
+    final Stop stop = new Stop();
+
+    private final Thread functionThread = Thread.currentThread();
+
+    private final AtomicInteger nextPosition = new AtomicInteger();
+
+    private final ThreadLocal<Frame> frame = ThreadLocal.withInitial(Frame::new);
+
+    private final long startedNanos = System.nanoTime();
+
+    private final CommandStep commands = new CommandStep(this);
+
+    private final ChildStep children = new ChildStep(this);
+
+    final ParallelSteps parallel = new ParallelSteps(this);
+
+    private volatile boolean entered;
+
+    private volatile boolean replayReported;
+
+    private volatile int endOfHistory = -1;
+
+    Delivery(SkailRuntime runtime, Lease lease, StoredHistory stored) {
+        this.runtime = runtime;
+        this.lease = lease;
+        this.execution = stored.execution();
+        this.history = new History(stored);
+        this.writer = new HistoryWriter(runtime.store(), lease, this.history, this.stop, runtime::leaseUntil);
+    }
+
+    static @Nullable Delivery current() {
+        return CURRENT.get();
+    }
+
+    void bind() {
+        CURRENT.set(this);
+    }
+
+    void unbind() {
+        CURRENT.remove();
+        this.frame.remove();
+    }
+
+    // ---------------------------------------------------------------- what the function calls
+
+    /** A call of an annotated method: the function itself, a child function, or a command. */
+    Object onCall(StepMethod step, Object[] args, Invocation invocation) throws Throwable {
+        requireFunctionCode(step.function() ? "@SkailFunction " + step.describe() : "@SkailCommand " + step.describe());
+        if (step.function() && !this.entered) {
+            this.entered = true;
+            return invocation.proceed();
+        }
+        try {
+            return step.function() ? this.children.call(step, args) : this.commands.call(step, args, invocation);
+        }
+        catch (Suspension ex) {
+            throw intoFunction(ex);
+        }
+    }
+
+    void delay(Duration duration) {
+        primitive("Skail.delay", () -> {
+            new DelayStep(this).delay(duration);
+            return null;
+        });
+    }
+
+    <T> Optional<T> waitForEvent(String name, Class<T> type, @Nullable Duration timeout) {
+        return primitive("Skail.waitForEvent", () -> new EventStep(this).waitFor(name, type, timeout));
+    }
+
+    Instant now() {
+        return primitive("Skail.now", () -> new RecordedValues(this).now());
+    }
+
+    UUID randomUUID() {
+        return primitive("Skail.randomUUID", () -> new RecordedValues(this).randomUUID());
+    }
+
+    <T> SkailTask<T> async(Supplier<T> supplier) {
+        return primitive("Skail.async", () -> this.parallel.async(supplier));
+    }
+
+    SkailTask<?> whenAny(SkailTask<?>... tasks) {
+        return primitive("Skail.whenAny", () -> this.parallel.whenAny(tasks));
+    }
+
+    private <T> T primitive(String name, Supplier<T> call) {
+        requireFunctionCode(name);
+        try {
+            return call.get();
+        }
+        catch (Suspension ex) {
+            throw intoFunction(ex);
+        }
+    }
+
+    /** Notes a suspension on its way into the function's own code: if the function returns anyway, it swallowed it. */
+    Suspension intoFunction(Suspension suspension) {
+        if (onFunctionThread() && this.stop.thrownIntoFunction() == null) {
+            this.stop.thrownIntoFunction(suspension, callSite());
+        }
+        return suspension;
+    }
+
+    /** Notes that a recorded failure reaches the function's own code now (not an async branch's). */
+    void seen(Throwable failure) {
+        if (onFunctionThread()) {
+            this.history.seen(failure, this.nextPosition.get());
+        }
+    }
+
+    /** The line of the function's class that called the step being reached. */
+    private String callSite() {
+        String functionClass = this.runtime.catalog().function(functionName())
+            .map((definition) -> definition.step().method().getDeclaringClass().getName())
+            .orElse("");
+        return StackWalker.getInstance().walk((frames) -> frames
+            .filter((frame) -> frame.getClassName().equals(functionClass))
+            .findFirst()
+            .map((frame) -> frame.getClassName() + "." + frame.getMethodName() + "(" + frame.getFileName() + ":"
+                    + frame.getLineNumber() + ")")
+            .orElse("function '" + functionName() + "'"));
+    }
+
+    private boolean onFunctionThread() {
+        return Thread.currentThread() == this.functionThread && this.frame.get().branchPosition < 0;
+    }
+
+    // ---------------------------------------------------------------- the cursor and its checks
+
+    /** The position of the step being reached: the next one, or the one reserved for this async branch. */
+    int position() {
+        Frame frame = this.frame.get();
+        if (frame.branchPosition >= 0) {
+            if (frame.branchUsed) {
+                throw usage("The supplier given to Skail.async must call exactly one step; it called a second one");
+            }
+            frame.branchUsed = true;
+            return frame.branchPosition;
+        }
+        return next();
+    }
+
+    /** Reserves the next position (an async step reserves it when {@code async} is called). */
+    int next() {
+        int position = this.nextPosition.getAndIncrement();
+        if (position > this.history.lastRecordedPosition()) {
+            replayEnded();
+        }
+        return position;
+    }
+
+    /** The position the function's next step will get. */
+    int cursor() {
+        return this.nextPosition.get();
+    }
+
+    /** The step recorded at this position, if any, after checking it is the step the function asks for (S10). */
+    @Nullable StepRow expect(int position, String kind, String name, @Nullable String arguments, String wanted) {
+        String mismatch = this.history.mismatch(position, kind, name, arguments);
+        if (mismatch != null) {
+            throw diverge(position, mismatch + " (" + wanted + ")");
+        }
+        return this.history.at(position);
+    }
+
+    /** In a local replay nothing new runs: reaching a step the history does not have ends the replay there. */
+    void requireRecording(int position, String name) {
+        if (this.runtime.isReplayOnly()) {
+            this.endOfHistory = position;
+            throw this.stop.suspend(ExecutionStatus.WAITING, null, null, null, "the replay reached step " + position
+                    + " ('" + name + "'), which the history does not have");
+        }
+    }
+
+    /** The position where a local replay reached the end of the recorded history, or -1. */
+    int endOfHistory() {
+        return this.endOfHistory;
+    }
+
+    void checkRunnable() {
+        RuntimeException fatal = this.stop.fatal();
+        if (fatal != null) {
+            throw fatal;
+        }
+        if (this.stop.stopped() && this.frame.get().branchPosition < 0) {
+            throw this.stop.again();
+        }
+    }
+
+    private void requireFunctionCode(String what) {
+        CommandScope command = this.frame.get().command;
+        if (command != null) {
+            throw usage("@SkailCommand " + command.step().describe() + " called " + what
+                    + ": commands do not call commands, functions or skail primitives; only a function composes "
+                    + "steps. To reuse logic inside a command, call a plain method without annotation");
+        }
+    }
+
+    SkailUsageException usage(String message) {
+        return this.stop.fatal(new SkailUsageException(message));
+    }
+
+    SkailNonDeterministicException diverge(int position, String detail) {
+        return this.stop.fatal(new SkailNonDeterministicException(taskId(), position, "Replay of execution '"
+                + taskId() + "' (" + this.execution.function() + ") diverged from its history at step " + position
+                + ": " + detail + ". The function must reach the same steps in the same order on every replay: move "
+                + "clocks, randomness and I/O into commands, and version the workload when the sequence of steps "
+                + "changes"));
+    }
+
+    /** Checks, once the function has returned, that it reached every recorded step (S10). */
+    @Nullable RuntimeException checkHistoryConsumed() {
+        int reached = this.nextPosition.get();
+        if (this.stop.fatal() == null && !this.stop.stopped() && reached <= this.history.lastRecordedPosition()) {
+            StepRow first = this.history.at(reached);
+            diverge(reached, "the function ended after " + reached + " step(s), but the history holds "
+                    + (this.history.lastRecordedPosition() + 1) + "; step " + reached + " is "
+                    + ((first != null) ? History.describe(first) : "missing"));
+        }
+        return this.stop.fatal();
+    }
+
+    /** Reports how long the replay of recorded steps took, once: when the first new step is reached, or at the end. */
+    void replayEnded() {
+        if (!this.replayReported) {
+            this.replayReported = true;
+            this.runtime.instrumentation().replayed(this.execution.function(), System.nanoTime() - this.startedNanos);
+        }
+    }
+
+    // ---------------------------------------------------------------- what the steps share
+
+    Frame frame() {
+        return this.frame.get();
+    }
+
+    /** Time as functions see it (delays, timeouts, {@code Skail.now()}). */
+    long millis() {
+        return this.runtime.functionClock().millis();
+    }
+
+    String key(int position) {
+        return idempotencyKey(taskId(), position);
+    }
+
+    static String idempotencyKey(String taskId, int position) {
+        return UUID.nameUUIDFromBytes(("skail:" + taskId + ":" + position).getBytes(StandardCharsets.UTF_8)).toString();
+    }
+
+    /** A child's id: the parent's id and the step's position, hashed when that would be too long. */
+    static String childTaskId(String parentTaskId, int position) {
+        String id = parentTaskId + ":" + position;
+        return (id.length() <= 128) ? id : "child-" + UUID.nameUUIDFromBytes(id.getBytes(StandardCharsets.UTF_8));
+    }
+
+    // ---------------------------------------------------------------- SkailContext
+
+    @Override
+    public String taskId() {
+        return this.execution.taskId();
+    }
+
+    @Override
+    public String workload() {
+        return this.execution.workload();
+    }
+
+    @Override
+    public String version() {
+        return this.execution.version();
+    }
+
+    @Override
+    public String functionName() {
+        return this.execution.function();
+    }
+
+    @Override
+    public int attempt() {
+        CommandScope scope = this.frame.get().command;
+        return (scope != null) ? scope.attempt() : this.execution.attempt();
+    }
+
+    @Override
+    public boolean isReplaying() {
+        // the function's code is replaying up to where an earlier delivery got: a step it recorded or attempted
+        return this.frame.get().command == null && this.nextPosition.get() <= this.history.lastReachedPosition();
+    }
+
+    @Override
+    public @Nullable String commandName() {
+        CommandScope scope = this.frame.get().command;
+        return (scope != null) ? scope.step().name() : null;
+    }
+
+    @Override
+    public String idempotencyKey() {
+        CommandScope scope = this.frame.get().command;
+        if (scope == null) {
+            throw new IllegalStateException("An idempotency key belongs to a command step: call "
+                    + "SkailContext.current().idempotencyKey() inside a @SkailCommand");
+        }
+        return scope.key();
+    }
+
+    /** The call of an annotated method, to go on with. */
+    @FunctionalInterface
+    interface Invocation {
+
+        Object proceed() throws Throwable;
+    }
+
+    /** The command a thread is running, if any. */
+    record CommandScope(StepMethod step, String key, int attempt) {
+    }
+
+    /** What one thread of the execution is doing. */
+    static final class Frame {
+
+        @Nullable CommandScope command;
+
+        int branchPosition = -1;
+
+        boolean branchUsed;
+    }
+}

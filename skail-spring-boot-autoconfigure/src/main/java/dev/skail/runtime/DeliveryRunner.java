@@ -1,0 +1,206 @@
+package dev.skail.runtime;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.Set;
+
+import dev.skail.SkailAttempt;
+import dev.skail.SkailNotFoundException;
+import dev.skail.SkailUsageException;
+import dev.skail.platform.AttemptRow;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.Lease;
+import dev.skail.platform.LeaseLostException;
+import dev.skail.platform.StoreStatementException;
+import dev.skail.platform.StoreUnavailableException;
+import dev.skail.platform.StoredHistory;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Runs one delivery of the execution a lease holds, then settles it: completed; suspended until a delay, an event,
+ * a child or a redelivery; abandoned (given back, nothing counted); a function failure to redeliver (S5); or a
+ * failure for good (a divergence, a misuse, retries spent).
+ */
+final class DeliveryRunner {
+
+    private static final Log logger = LogFactory.getLog(DeliveryRunner.class);
+
+    private final SkailRuntime runtime;
+
+    private final ExecutionStore store;
+
+    DeliveryRunner(SkailRuntime runtime) {
+        this.runtime = runtime;
+        this.store = runtime.store();
+    }
+
+    void deliver(Lease lease) {
+        StoredHistory history;
+        try {
+            history = this.store.history(lease.taskId()).orElse(null);
+        }
+        catch (StoreUnavailableException | StoreStatementException ex) {
+            // nothing ran: give the execution back at once rather than leave it for a whole lease
+            logger.warn("skail could not read the history of '" + lease.taskId() + "'; given back: " + ex.getMessage());
+            safely(() -> this.store.release(lease, platformMillis()));
+            return;
+        }
+        if (history == null) {
+            return;
+        }
+        ExecutionRow execution = history.execution();
+        FunctionDefinition definition = this.runtime.catalog().function(execution.function()).orElse(null);
+        if (definition == null) {
+            failForGood(lease, new SkailNotFoundException("Function '" + execution.function()
+                    + "' is not declared in this runtime of " + execution.workload() + ":" + execution.version()));
+            return;
+        }
+        Object[] arguments;
+        try {
+            arguments = this.runtime.decodeArguments(definition, execution.arguments());
+        }
+        catch (RuntimeException ex) {
+            failForGood(lease, ex);
+            return;
+        }
+        Delivery delivery = new Delivery(this.runtime, lease, history);
+        long due = (execution.nextRunAt() != null) ? execution.nextRunAt() : execution.updatedAt();
+        SkailInstrumentation.Span span = this.runtime.instrumentation().delivery(lease.taskId(), definition.name(),
+                Math.max(0, platformMillis() - due));
+        Object result = null;
+        Throwable failure = null;
+        delivery.bind();
+        Logs.delivery(lease.taskId(), definition.name());
+        try {
+            Object bean = this.runtime.bean(definition.beanName());
+            Method method = AopUtils.selectInvocableMethod(definition.step().method(), bean.getClass());
+            ReflectionUtils.makeAccessible(method);
+            result = method.invoke(bean, arguments);
+        }
+        catch (InvocationTargetException ex) {
+            failure = ex.getTargetException();
+        }
+        catch (ReflectiveOperationException | RuntimeException | Suspension | StackOverflowError ex) {
+            failure = ex;
+        }
+        finally {
+            Logs.clear();
+            delivery.unbind();
+        }
+        try {
+            delivery.parallel.awaitBranches();
+        }
+        catch (Suspension ex) {
+            // interrupted while async steps were still running: abandoned, not counted (settle sees it)
+        }
+        delivery.replayEnded();
+        span.end(settle(delivery, definition, result, failure));
+    }
+
+    private String settle(Delivery delivery, FunctionDefinition definition, @Nullable Object result,
+            @Nullable Throwable failure) {
+        Lease lease = delivery.lease;
+        Stop stop = delivery.stop;
+        RuntimeException abandoned = stop.abandonCause();
+        if (abandoned != null) {
+            logger.warn("skail delivery of '" + lease.taskId() + "' abandoned, not counted as an attempt: "
+                    + abandoned.getMessage());
+            if (!(abandoned instanceof LeaseLostException)) {
+                safely(() -> this.store.release(lease, platformMillis()));
+            }
+            return "abandoned";
+        }
+        if (stop.fatal() == null && stop.stopped()) {
+            if (failure == null && stop.thrownIntoFunction() != null) {
+                stop.fatal(new SkailUsageException("Function '" + definition.name() + "' returned after skail "
+                        + "suspended it (" + stop.reason() + "): the suspension thrown at " + stop.thrownAt()
+                        + " was caught and swallowed, so its result cannot be kept. Do not catch Throwable or Error "
+                        + "around steps (catch Exception, or rethrow Errors)"));
+            }
+            else {
+                if (failure != null && !(failure instanceof Suspension)) {
+                    logger.error("skail function '" + definition.name() + "' of execution '" + lease.taskId()
+                            + "' went on after the runtime suspended it (" + stop.reason() + "); it must not catch "
+                            + "Throwable or Error around steps. What it did after that point was not recorded");
+                }
+                safely(() -> this.store.suspend(lease, stop.request(), platformMillis()));
+                return "suspended";
+            }
+        }
+        // an exception before the history is consumed is a function failure (S5), not a divergence: only a step
+        // that does not match, or a function that returns early, diverges
+        RuntimeException fatal = (failure == null) ? delivery.checkHistoryConsumed() : stop.fatal();
+        if (fatal != null) {
+            failForGood(lease, fatal);
+            this.runtime.instrumentation().executionEnded(definition.name(), "failed");
+            return "failed";
+        }
+        long now = platformMillis();
+        if (failure == null) {
+            try {
+                String recorded = this.runtime.json().write(result);
+                safely(() -> this.store.complete(lease, recorded, now));
+                this.runtime.instrumentation().executionEnded(definition.name(), "completed");
+                return "completed";
+            }
+            catch (JacksonException ex) {
+                failure = ex;
+            }
+        }
+        return functionFailed(delivery, definition, failure, now);
+    }
+
+    private String functionFailed(Delivery delivery, FunctionDefinition definition, Throwable failure, long now) {
+        Lease lease = delivery.lease;
+        ExecutionRow execution = delivery.execution;
+        String error = this.runtime.json().writeError(this.runtime.encodeError(failure));
+        FailurePolicy.Decision decision = this.runtime.failurePolicy().function(definition.step(),
+                execution.retriesUsed());
+        int retry = execution.retriesUsed() + 1;
+        AttemptRow attempt = new AttemptRow(lease.taskId(), AttemptRow.FUNCTION_POSITION, definition.name(),
+                execution.attempt(), retry, execution.updatedAt(), now, SkailAttempt.FAILED, error,
+                decision.decision(), decision.backoffMillis());
+        this.runtime.instrumentation().attempt(definition.name(), definition.name(), SkailAttempt.FAILED,
+                decision.decision());
+        if (decision.retry()) {
+            long backoff = (decision.backoffMillis() != null) ? decision.backoffMillis() : 0;
+            Set<Integer> dropped = delivery.history.droppableFailures(failure);
+            safely(() -> this.store.scheduleFunctionRetry(lease, attempt, dropped, now + backoff, now));
+            logger.info("skail function '" + definition.name() + "' of execution '" + lease.taskId() + "' failed ("
+                    + failure + "); redelivery " + retry + " of " + definition.step().retryCount() + " in " + backoff
+                    + " ms");
+            return "retry";
+        }
+        safely(() -> this.store.fail(lease, error, attempt, now));
+        this.runtime.instrumentation().executionEnded(definition.name(), "failed");
+        logger.warn("skail execution '" + lease.taskId() + "' FAILED: function '" + definition.name()
+                + "' failed and its " + definition.step().retryCount() + " redeliveries are spent", failure);
+        return "failed";
+    }
+
+    private void failForGood(Lease lease, Throwable cause) {
+        logger.error("skail execution '" + lease.taskId() + "' FAILED: " + cause.getMessage());
+        String error = this.runtime.json().writeError(this.runtime.encodeError(cause));
+        safely(() -> this.store.fail(lease, error, null, platformMillis()));
+    }
+
+    private long platformMillis() {
+        return this.runtime.platformClock().millis();
+    }
+
+    private static void safely(Runnable write) {
+        try {
+            write.run();
+        }
+        catch (LeaseLostException | StoreUnavailableException | StoreStatementException ex) {
+            logger.warn("skail could not record the end of a delivery; it will be redelivered: " + ex.getMessage());
+        }
+    }
+}
