@@ -6,7 +6,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** The application's clock: the one skail reads too, so tests can replace it with a virtual one. */
+/** The application's own clock (the reminders read it); tests replace it with skail's virtual clock, which is primary. */
 @Configuration(proxyBeanMethods = false)
 class SampleClockConfiguration {
 

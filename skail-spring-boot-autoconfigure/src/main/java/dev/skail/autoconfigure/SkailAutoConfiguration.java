@@ -22,6 +22,7 @@ import dev.skail.runtime.SkailWorker;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -32,11 +33,17 @@ import org.springframework.context.annotation.Bean;
 /**
  * Auto-configuration of the skail runtime on the embedded platform: the bean enhancer that intercepts functions
  * and commands, the store (its own connection pool, never the application's {@code DataSource}), the runtime,
- * the worker and the client. Time comes from the application's {@link Clock} bean when it has exactly one.
+ * the worker and the client. Time comes from a {@link Clock} bean named {@value #CLOCK_BEAN_NAME} when there is one
+ * (tests put a virtual clock there), otherwise from the system clock: the application's own {@link Clock} beans (a
+ * business clock that is fixed or offset) never drive leases, polling, delays or {@code Skail.now()}.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(SkailProperties.class)
 public final class SkailAutoConfiguration {
+
+    /** The name of the {@link Clock} bean skail reads time from, when there is one; the system clock otherwise. */
+    public static final String CLOCK_BEAN_NAME = "skailClock";
+
 
     @Bean
     static SkailBeanEnhancer skailBeanEnhancer() {
@@ -80,11 +87,11 @@ public final class SkailAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     SkailRuntime skailRuntime(ExecutionStore store, SkailBeanEnhancer enhancer, BeanFactory beanFactory,
-            SkailJson json, ObjectProvider<Clock> clock, SkailProperties properties) {
+            SkailJson json, @Qualifier(CLOCK_BEAN_NAME) ObjectProvider<Clock> clock, SkailProperties properties) {
         if (enhancer.isJsonCheckDeferred()) {
             enhancer.checkJson(json);
         }
-        return new SkailRuntime(store, enhancer::catalog, beanFactory, json, clock.getIfUnique(Clock::systemUTC),
+        return new SkailRuntime(store, enhancer::catalog, beanFactory, json, clock.getIfAvailable(Clock::systemUTC),
                 settings(properties));
     }
 
@@ -123,10 +130,11 @@ public final class SkailAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "skail.worker.enabled", matchIfMissing = true)
-    SkailWorker skailWorker(SkailRuntime runtime, ExecutionStore store, ObjectProvider<Clock> clock,
+    SkailWorker skailWorker(SkailRuntime runtime, ExecutionStore store,
+            @Qualifier(CLOCK_BEAN_NAME) ObjectProvider<Clock> clock,
             SkailProperties properties) {
         SkailProperties.Worker worker = properties.getWorker();
-        return new SkailWorker(runtime, store, clock.getIfUnique(Clock::systemUTC), worker.getConcurrency(),
+        return new SkailWorker(runtime, store, clock.getIfAvailable(Clock::systemUTC), worker.getConcurrency(),
                 worker.getPollInterval(), worker.getShutdownTimeout());
     }
 

@@ -1,6 +1,7 @@
 package dev.skail.test;
 
 import dev.skail.SkailClient;
+import dev.skail.autoconfigure.SkailAutoConfiguration;
 import dev.skail.runtime.SkailWorker;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -11,15 +12,16 @@ import org.springframework.context.annotation.Primary;
 
 /**
  * Import it in a Spring Boot test ({@code @Import(SkailTestConfiguration.class)}) for virtual time: a
- * {@link VirtualClock} becomes the application's primary {@link java.time.Clock}, so the runtime reads time from it,
+ * {@link VirtualClock} becomes skail's clock (the bean {@code skailClock}) and the application's primary
+ * {@link java.time.Clock}, so the runtime, its leases and the application's code read time from it,
  * and advancing it wakes the worker at once. Also provides a {@link SkailAwait}.
  */
 @Configuration(proxyBeanMethods = false)
 public class SkailTestConfiguration {
 
-    @Bean
+    @Bean(SkailAutoConfiguration.CLOCK_BEAN_NAME)
     @Primary
-    VirtualClock skailVirtualClock() {
+    VirtualClock skailClock() {
         return new VirtualClock();
     }
 

@@ -140,7 +140,7 @@ class WorkerTests {
     @Import(Flows.class)
     static class WorkerApp {
 
-        @Bean
+        @Bean(dev.skail.autoconfigure.SkailAutoConfiguration.CLOCK_BEAN_NAME)
         VirtualClock clock() {
             // time stands still unless the test moves it
             return new VirtualClock(java.time.Clock.fixed(Instant.parse("2026-01-01T00:00:00Z"), java.time.ZoneOffset.UTC));
