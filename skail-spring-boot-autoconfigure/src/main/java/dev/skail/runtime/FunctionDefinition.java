@@ -6,7 +6,7 @@ package dev.skail.runtime;
  * @param step the annotated method
  * @param beanName the bean that declares it
  */
-public record FunctionDefinition(StepMethod step, String beanName) {
+record FunctionDefinition(StepMethod step, String beanName) {
 
     public String name() {
         return this.step.name();

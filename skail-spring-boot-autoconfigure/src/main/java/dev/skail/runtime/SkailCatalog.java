@@ -11,15 +11,15 @@ public final class SkailCatalog {
 
     private final Map<String, FunctionDefinition> functions;
 
-    public SkailCatalog(Map<String, FunctionDefinition> functions) {
+    SkailCatalog(Map<String, FunctionDefinition> functions) {
         this.functions = Collections.unmodifiableMap(new TreeMap<>(functions));
     }
 
-    public Optional<FunctionDefinition> function(String name) {
+    Optional<FunctionDefinition> function(String name) {
         return Optional.ofNullable(this.functions.get(name));
     }
 
-    public Collection<FunctionDefinition> functions() {
+    Collection<FunctionDefinition> functions() {
         return this.functions.values();
     }
 }

@@ -99,7 +99,7 @@ public class SkailRuntime {
         return this.settings;
     }
 
-    public SkailCatalog catalog() {
+    SkailCatalog catalog() {
         return this.catalog.get();
     }
 

@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * @param noRetryFor a command's exceptions known to be definitive
  * @param backoff a command's own backoff settings
  */
-public record StepMethod(Method method, boolean function, String name, int retryCount,
+record StepMethod(Method method, boolean function, String name, int retryCount,
         List<Class<? extends Throwable>> noRetryFor, CommandBackoff backoff) {
 
     // weak keys: a restarted application's classes (devtools) are not kept reachable
@@ -29,7 +29,7 @@ public record StepMethod(Method method, boolean function, String name, int retry
             CommandBackoff.NONE);
 
     /** The step method a method declares, or {@code null} when it carries neither annotation. */
-    public static @Nullable StepMethod of(Method method) {
+    static @Nullable StepMethod of(Method method) {
         StepMethod step = cache.computeIfAbsent(method, StepMethod::read);
         return (step != NONE) ? step : null;
     }
