@@ -282,17 +282,25 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         });
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Each lease is renewed in its own short transaction, holding one execution's row lock at a time: a transaction
+     * that locks several rows (a child's end locks the child, then its parent) can never wait for a renewal that
+     * waits for it in turn.
+     */
     @Override
     public List<Lease> renew(List<Lease> leases, long now, long leaseUntil) {
-        return this.retry.run("renew leases", () -> inTransaction(connection -> {
-            List<Lease> lost = new ArrayList<>();
-            for (Lease lease : leases) {
-                if (!fence(connection, lease, now, leaseUntil) && heldByAnother(connection, lease)) {
-                    lost.add(lease);
-                }
+        List<Lease> lost = new ArrayList<>();
+        for (Lease lease : leases) {
+            boolean heldByAnother = this.retry.run("renew the lease on " + lease.taskId(),
+                    () -> inTransaction(connection -> !fence(connection, lease, now, leaseUntil)
+                            && heldByAnother(connection, lease)));
+            if (heldByAnother) {
+                lost.add(lease);
             }
-            return lost;
-        }));
+        }
+        return lost;
     }
 
     @Override
