@@ -392,8 +392,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 return Optional.<EventRow>empty();
             }
             int position = step.apply(probe).position();
-            EventRow consumed = firstEvent(connection, "task_id = ? AND consumed_position = ? ORDER BY id",
-                    lease.taskId(), position);
+            EventRow consumed = firstEvent(connection, "task_id = ? AND name = ? AND consumed_position = ? "
+                    + "ORDER BY id", lease.taskId(), name, position);
             if (consumed != null) {
                 // this wait has taken its event already: a retry after a lost commit acknowledgement gets the same
                 writeStep(connection, step.apply(consumed));
