@@ -9,6 +9,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.skail.SkailClient;
 import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.jdbc.H2Urls;
 import dev.skail.platform.jdbc.JdbcExecutionStore;
 import dev.skail.platform.jdbc.SqlDialect;
 import dev.skail.platform.jdbc.StoreRetry;
@@ -60,7 +61,7 @@ public final class SkailAutoConfiguration {
     @ConditionalOnMissingBean
     ExecutionStore skailExecutionStore(SkailProperties properties) {
         SkailProperties.Store store = properties.getStore();
-        String url = (store.getUrl() != null) ? store.getUrl() : defaultUrl(store.getDirectory());
+        String url = (store.getUrl() != null) ? durableUrl(store.getUrl()) : defaultUrl(store.getDirectory());
         SqlDialect dialect = SqlDialect.fromUrl(url);
         HikariConfig config = new HikariConfig();
         config.setPoolName("skail");
@@ -77,6 +78,16 @@ public final class SkailAutoConfiguration {
         JdbcExecutionStore executionStore = new JdbcExecutionStore(dataSource, dialect, retry, dataSource);
         executionStore.initialize();
         return executionStore;
+    }
+
+    /** The application's store URL, made as durable as the default one (see {@link H2Urls#durable(String)}). */
+    static String durableUrl(String url) {
+        try {
+            return H2Urls.durable(url);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new InvalidConfigurationPropertyValueException("skail.store.url", url, ex.getMessage());
+        }
     }
 
     static String defaultUrl(Path directory) {

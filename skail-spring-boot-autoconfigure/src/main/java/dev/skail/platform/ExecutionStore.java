@@ -12,7 +12,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Where executions and their histories live: the platform's SPI. Every method that changes an execution being
  * run takes the runner's {@link Lease} and fails with {@link LeaseLostException} when it is no longer held.
- * Each such method is one transaction: either all of it is recorded, or nothing is.
+ * Each such method is one transaction: either all of it is recorded, or nothing is. A write may be repeated (a retry
+ * after the commit went through but its acknowledgement was lost): writing a step, an attempt or a child that is
+ * recorded already, the same, is success; a different one at its place fails with {@link StoreStatementException}.
  */
 public interface ExecutionStore {
 
@@ -65,7 +67,8 @@ public interface ExecutionStore {
 
     /**
      * Consumes the oldest event of this name kept for the execution, if any, and records the step made from it, in
-     * one transaction.
+     * one transaction. When the step's position has consumed an event already (the same call, repeated), that event
+     * is returned and no other is consumed.
      */
     Optional<EventRow> takeEvent(Lease lease, String name, Function<EventRow, StepRow> step,
             long now, long leaseUntil);

@@ -1,8 +1,9 @@
 package dev.skail.platform;
 
 /**
- * The store refused a statement (a constraint, a value too long): not a transport failure, so retrying it would
- * only fail again. The execution it concerns is failed with this cause.
+ * The store refused a statement (a constraint, a value too long), or a write conflicts with what is recorded
+ * already (a different step at the same position): not a transport failure, so retrying it would only fail again.
+ * The execution it concerns is failed with this cause.
  */
 public class StoreStatementException extends RuntimeException {
 
@@ -10,5 +11,10 @@ public class StoreStatementException extends RuntimeException {
 
     public StoreStatementException(String message, Throwable cause) {
         super(message, cause);
+    }
+
+    /** A write that conflicts with what the store holds already. */
+    public StoreStatementException(String message) {
+        super(message);
     }
 }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -25,6 +26,7 @@ import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
 import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.StepRow;
+import dev.skail.platform.StoreStatementException;
 import dev.skail.platform.StoredHistory;
 import dev.skail.platform.Suspend;
 import org.apache.commons.logging.Log;
@@ -44,6 +46,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     private static final String STEP_COLUMNS = "task_id, position, kind, name, arguments, status, result, error, "
             + "idempotency_key, function_attempt, started_at, completed_at, child_task_id";
+
+    private static final String ATTEMPT_COLUMNS = "task_id, position, name, function_attempt, number, started_at, "
+            + "ended_at, outcome, error, decision, backoff_ms";
 
     // ORDER BY names the whole index prefix, constant as it is, so that H2 reads the index in order and stops early
     private static final String DUE_PENDING = "SELECT task_id FROM skail_execution WHERE workload = ? AND version = ? "
@@ -277,17 +282,25 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         });
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Each lease is renewed in its own short transaction, holding one execution's row lock at a time: a transaction
+     * that locks several rows (a child's end locks the child, then its parent) can never wait for a renewal that
+     * waits for it in turn.
+     */
     @Override
     public List<Lease> renew(List<Lease> leases, long now, long leaseUntil) {
-        return this.retry.run("renew leases", () -> inTransaction(connection -> {
-            List<Lease> lost = new ArrayList<>();
-            for (Lease lease : leases) {
-                if (!fence(connection, lease, now, leaseUntil) && heldByAnother(connection, lease)) {
-                    lost.add(lease);
-                }
+        List<Lease> lost = new ArrayList<>();
+        for (Lease lease : leases) {
+            boolean heldByAnother = this.retry.run("renew the lease on " + lease.taskId(),
+                    () -> inTransaction(connection -> !fence(connection, lease, now, leaseUntil)
+                            && heldByAnother(connection, lease)));
+            if (heldByAnother) {
+                lost.add(lease);
             }
-            return lost;
-        }));
+        }
+        return lost;
     }
 
     @Override
@@ -358,7 +371,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     public void startChild(Lease lease, StepRow step, ExecutionRow child, long now, long leaseUntil) {
         this.retry.run("start child " + child.taskId(), () -> inTransaction(connection -> {
             requireLease(connection, lease, now, leaseUntil);
-            insertExecution(connection, child);
+            insertChild(connection, child);
             writeStep(connection, step);
             return null;
         }));
@@ -369,17 +382,22 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             long leaseUntil) {
         return this.retry.run("take event " + name + " of " + lease.taskId(), () -> inTransaction(connection -> {
             requireLease(connection, lease, now, leaseUntil);
-            EventRow event = null;
-            try (PreparedStatement ps = connection.prepareStatement("SELECT id, task_id, name, payload, fired_at, "
-                    + "consumed_position FROM skail_event WHERE task_id = ? AND name = ? AND consumed_position IS NULL "
-                    + "ORDER BY id FETCH FIRST 1 ROWS ONLY")) {
-                ps.setString(1, lease.taskId());
-                ps.setString(2, name);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        event = eventRow(rs);
-                    }
-                }
+            EventRow event = firstEvent(connection, "task_id = ? AND name = ? AND consumed_position IS NULL "
+                    + "ORDER BY id", lease.taskId(), name);
+            // the step's position does not depend on the event: any event of this name tells it; the newest consumed
+            // one serves when none is kept (a retry of a take whose commit succeeded, that consumed the last one)
+            EventRow probe = (event != null) ? event : firstEvent(connection, "task_id = ? AND name = ? "
+                    + "AND consumed_position IS NOT NULL ORDER BY id DESC", lease.taskId(), name);
+            if (probe == null) {
+                return Optional.<EventRow>empty();
+            }
+            int position = step.apply(probe).position();
+            EventRow consumed = firstEvent(connection, "task_id = ? AND name = ? AND consumed_position = ? "
+                    + "ORDER BY id", lease.taskId(), name, position);
+            if (consumed != null) {
+                // this wait has taken its event already: a retry after a lost commit acknowledgement gets the same
+                writeStep(connection, step.apply(consumed));
+                return Optional.of(consumed);
             }
             if (event == null) {
                 return Optional.<EventRow>empty();
@@ -390,6 +408,19 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             writeStep(connection, recorded);
             return Optional.of(event);
         }));
+    }
+
+    private static @Nullable EventRow firstEvent(Connection connection, String condition, Object... values)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT id, task_id, name, payload, fired_at, "
+                + "consumed_position FROM skail_event WHERE " + condition + " FETCH FIRST 1 ROWS ONLY")) {
+            for (int i = 0; i < values.length; i++) {
+                ps.setObject(i + 1, values[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? eventRow(rs) : null;
+            }
+        }
     }
 
     @Override
@@ -409,18 +440,20 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             if (status == null) {
                 return FireOutcome.NOT_FOUND;
             }
-            if (ExecutionStatus.valueOf(status).isTerminal()) {
-                return FireOutcome.ENDED;
-            }
             try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM skail_event WHERE task_id = ? "
                     + "AND event_key = ?")) {
                 ps.setString(1, taskId);
                 ps.setString(2, eventKey);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
-                        return FireOutcome.FIRED; // kept already
+                        // kept already: a repeated request, or a retry after a lost acknowledgement, even if the
+                        // execution has consumed it and ended since
+                        return FireOutcome.FIRED;
                     }
                 }
+            }
+            if (ExecutionStatus.valueOf(status).isTerminal()) {
+                return FireOutcome.ENDED;
             }
             update(connection, "INSERT INTO skail_event (task_id, name, payload, fired_at, event_key) "
                     + "VALUES (?, ?, ?, ?, ?)", taskId, name, payload, now, eventKey);
@@ -572,24 +605,127 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }
     }
 
-    /** Inserts the step, or completes the PENDING step at its position. */
+    /**
+     * Inserts the step, or completes the PENDING step at its position. The same step recorded already is success (a
+     * retry after a lost commit acknowledgement); a different one is a conflict.
+     */
     private static void writeStep(Connection connection, StepRow step) throws SQLException {
         int updated = update(connection, "UPDATE skail_step SET status = ?, result = ?, error = ?, completed_at = ? "
-                + "WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ?", step.status(), step.result(),
-                step.error(), step.completedAt(), step.taskId(), step.position(), step.kind());
-        if (updated == 0) {
+                + "WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ? AND name = ?", step.status(),
+                step.result(), step.error(), step.completedAt(), step.taskId(), step.position(), step.kind(),
+                step.name());
+        if (updated == 1) {
+            return;
+        }
+        StepRow existing = findStep(connection, step.taskId(), step.position());
+        if (existing == null) {
             update(connection, "INSERT INTO skail_step (" + STEP_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                     + "?, ?)", step.taskId(), step.position(), step.kind(), step.name(), step.arguments(), step.status(),
                     step.result(), step.error(), step.idempotencyKey(), step.functionAttempt(), step.startedAt(),
                     step.completedAt(), step.childTaskId());
+            return;
+        }
+        List<String> differences = new ArrayList<>();
+        differs(differences, "kind", existing.kind(), step.kind());
+        differs(differences, "name", existing.name(), step.name());
+        differs(differences, "status", existing.status(), step.status());
+        differs(differences, "result", existing.result(), step.result());
+        differs(differences, "error", existing.error(), step.error());
+        differs(differences, "arguments", existing.arguments(), step.arguments());
+        differs(differences, "child execution", existing.childTaskId(), step.childTaskId());
+        if (!differences.isEmpty()) {
+            throw new StoreStatementException("skail store refused to record step " + step.position() + " of '"
+                    + step.taskId() + "': position " + step.position() + " already holds " + describe(existing)
+                    + ", not " + describe(step) + " (they differ in " + String.join(", ", differences) + ")");
         }
     }
 
-    private void insertAttempt(Connection connection, AttemptRow attempt) throws SQLException {
-        update(connection, "INSERT INTO skail_attempt (task_id, position, name, function_attempt, number, "
-                + "started_at, ended_at, outcome, error, decision, backoff_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                attempt.taskId(), attempt.position(), attempt.name(), attempt.functionAttempt(), attempt.number(), attempt.startedAt(),
-                attempt.endedAt(), attempt.outcome(), attempt.error(), attempt.decision(), attempt.backoffMillis());
+    private static String describe(StepRow step) {
+        return step.kind() + " '" + step.name() + "' " + step.status();
+    }
+
+    /**
+     * Inserts the attempt. The same attempt recorded already is success (a retry after a lost commit
+     * acknowledgement); a different one with its number is a conflict.
+     */
+    private static void insertAttempt(Connection connection, AttemptRow attempt) throws SQLException {
+        AttemptRow existing = findAttempt(connection, attempt);
+        if (existing == null) {
+            update(connection, "INSERT INTO skail_attempt (task_id, position, name, function_attempt, number, "
+                    + "started_at, ended_at, outcome, error, decision, backoff_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                    + "?)", attempt.taskId(), attempt.position(), attempt.name(), attempt.functionAttempt(),
+                    attempt.number(), attempt.startedAt(), attempt.endedAt(), attempt.outcome(), attempt.error(),
+                    attempt.decision(), attempt.backoffMillis());
+            return;
+        }
+        List<String> differences = new ArrayList<>();
+        differs(differences, "name", existing.name(), attempt.name());
+        differs(differences, "outcome", existing.outcome(), attempt.outcome());
+        differs(differences, "error", existing.error(), attempt.error());
+        differs(differences, "decision", existing.decision(), attempt.decision());
+        if (!differences.isEmpty()) {
+            throw new StoreStatementException("skail store refused to record attempt " + attempt.number()
+                    + " of function attempt " + attempt.functionAttempt() + " at position " + attempt.position()
+                    + " of '" + attempt.taskId() + "': it is recorded already as " + existing.outcome() + "/"
+                    + existing.decision() + ", not " + attempt.outcome() + "/" + attempt.decision() + " (they differ in "
+                    + String.join(", ", differences) + ")");
+        }
+    }
+
+    /**
+     * Inserts a child execution. The same child there already is success (a retry after a lost commit
+     * acknowledgement, whatever the child has done since); another execution with its id is a conflict.
+     */
+    private void insertChild(Connection connection, ExecutionRow child) throws SQLException {
+        ExecutionRow existing = findExecution(connection, child.taskId()).orElse(null);
+        if (existing == null) {
+            insertExecution(connection, child);
+            return;
+        }
+        List<String> differences = new ArrayList<>();
+        differs(differences, "parent", existing.parentTaskId(), child.parentTaskId());
+        differs(differences, "workload", existing.workload(), child.workload());
+        differs(differences, "version", existing.version(), child.version());
+        differs(differences, "function", existing.function(), child.function());
+        differs(differences, "arguments", existing.arguments(), child.arguments());
+        if (!differences.isEmpty()) {
+            throw new StoreStatementException("skail store refused to start child execution '" + child.taskId()
+                    + "' of '" + child.parentTaskId() + "': an execution with that id exists already, started by "
+                    + ((existing.parentTaskId() != null) ? "'" + existing.parentTaskId() + "'" : "a trigger")
+                    + " (they differ in " + String.join(", ", differences) + ")");
+        }
+    }
+
+    private static void differs(List<String> differences, String column, @Nullable Object recorded,
+            @Nullable Object written) {
+        if (!Objects.equals(recorded, written)) {
+            differences.add(column);
+        }
+    }
+
+    private static @Nullable StepRow findStep(Connection connection, String taskId, int position)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT " + STEP_COLUMNS + " FROM skail_step "
+                + "WHERE task_id = ? AND position = ?")) {
+            ps.setString(1, taskId);
+            ps.setInt(2, position);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? stepRow(rs) : null;
+            }
+        }
+    }
+
+    private static @Nullable AttemptRow findAttempt(Connection connection, AttemptRow attempt) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT " + ATTEMPT_COLUMNS + " FROM skail_attempt "
+                + "WHERE task_id = ? AND position = ? AND function_attempt = ? AND number = ?")) {
+            ps.setString(1, attempt.taskId());
+            ps.setInt(2, attempt.position());
+            ps.setInt(3, attempt.functionAttempt());
+            ps.setInt(4, attempt.number());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? attemptRow(rs) : null;
+            }
+        }
     }
 
     private Optional<ExecutionRow> findExecution(Connection connection, String taskId) throws SQLException {
@@ -609,9 +745,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             List<StepRow> steps = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    steps.add(new StepRow(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getString(4),
-                            rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9),
-                            rs.getInt(10), rs.getLong(11), rs.getLong(12), rs.getString(13)));
+                    steps.add(stepRow(rs));
                 }
             }
             return steps;
@@ -619,22 +753,30 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     private List<AttemptRow> attempts(Connection connection, String taskId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT task_id, position, name, function_attempt, number, "
-                + "started_at, ended_at, outcome, error, decision, backoff_ms FROM skail_attempt WHERE task_id = ? "
-                + "ORDER BY position, function_attempt, number")) {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT " + ATTEMPT_COLUMNS + " FROM skail_attempt "
+                + "WHERE task_id = ? ORDER BY position, function_attempt, number")) {
             ps.setString(1, taskId);
             List<AttemptRow> attempts = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    long backoff = rs.getLong(11);
-                    Long backoffMillis = rs.wasNull() ? null : backoff;
-                    attempts.add(new AttemptRow(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getInt(4),
-                            rs.getInt(5), rs.getLong(6), rs.getLong(7), rs.getString(8), rs.getString(9),
-                            rs.getString(10), backoffMillis));
+                    attempts.add(attemptRow(rs));
                 }
             }
             return attempts;
         }
+    }
+
+    private static StepRow stepRow(ResultSet rs) throws SQLException {
+        return new StepRow(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9), rs.getInt(10), rs.getLong(11),
+                rs.getLong(12), rs.getString(13));
+    }
+
+    private static AttemptRow attemptRow(ResultSet rs) throws SQLException {
+        long backoff = rs.getLong(11);
+        Long backoffMillis = rs.wasNull() ? null : backoff;
+        return new AttemptRow(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getInt(4), rs.getInt(5),
+                rs.getLong(6), rs.getLong(7), rs.getString(8), rs.getString(9), rs.getString(10), backoffMillis);
     }
 
     private static ExecutionRow executionRow(ResultSet rs) throws SQLException {

@@ -11,6 +11,7 @@ import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.Lease;
 import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.StepRow;
+import dev.skail.platform.StoreStatementException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -109,10 +110,15 @@ class JdbcExecutionStoreTests {
         this.store.create(execution("t-1", 0));
         Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000, java.util.Set.of()).get(0);
         this.store.recordStep(lease, step("t-1", 0), attempt("t-1", 0), 200, 30_000);
+        StepRow other = new StepRow("t-1", 0, StepRow.COMMAND, "liberarEstoque", "[]", StepRow.COMPLETED, "\"ok\"",
+                null, "key", 1, 150, 160, null);
 
-        assertThatExceptionOfType(RuntimeException.class)
-            .isThrownBy(() -> this.store.recordStep(lease, step("t-1", 0), attempt("t-1", 0), 300, 30_000));
-        assertThat(this.store.history("t-1").orElseThrow().steps()).hasSize(1);
+        // the same step again (a retry whose first commit went through) is the step recorded already
+        this.store.recordStep(lease, step("t-1", 0), attempt("t-1", 0), 300, 30_000);
+        assertThatExceptionOfType(StoreStatementException.class)
+            .isThrownBy(() -> this.store.recordStep(lease, other, null, 300, 30_000))
+            .withMessageContaining("COMMAND 'reservarEstoque' COMPLETED, not COMMAND 'liberarEstoque' COMPLETED");
+        assertThat(this.store.history("t-1").orElseThrow().steps()).containsExactly(step("t-1", 0));
     }
 
     private static ExecutionRow execution(String taskId, long createdAt) {
