@@ -200,7 +200,10 @@ final class DeliveryRunner {
             write.run();
         }
         catch (LeaseLostException | StoreUnavailableException | StoreStatementException ex) {
-            logger.warn("skail could not record the end of a delivery; it will be redelivered: " + ex.getMessage());
+            // a commit whose acknowledgement was lost lands here too (the lease it cleared no longer holds): then the
+            // end is recorded; otherwise the execution is delivered again once its lease expires
+            logger.warn("skail could not confirm the end of a delivery (" + ex.getMessage() + "); if it was not "
+                    + "recorded, the execution is delivered again when its lease expires");
         }
     }
 }
