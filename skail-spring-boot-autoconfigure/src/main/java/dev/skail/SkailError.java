@@ -1,10 +1,14 @@
 package dev.skail;
 
+import java.io.Serializable;
+
 import org.jspecify.annotations.Nullable;
 
 /**
  * A recorded exception. It is what the history, the API and the Monitor show of a failure, and what a replay
- * throws into the function again.
+ * throws into the function again. It is Serializable so that an exception holding one (such as
+ * {@code dev.skail.runtime.SkailRecordedException}, wrapped by the function in one of its own) can be recorded in
+ * turn.
  *
  * @param type the exception's class name
  * @param message its message
@@ -18,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * and message), and on the entries of {@link #cause()}
  */
 public record SkailError(String type, @Nullable String message, @Nullable String stackTrace,
-        @Nullable SkailError cause, @Nullable String data) {
+        @Nullable SkailError cause, @Nullable String data) implements Serializable {
 
     /**
      * A recorded exception without cause and serialized form.

@@ -48,8 +48,11 @@ import org.springframework.util.ClassUtils;
  * The exception is kept in Java serialization form ({@link SkailError#data()}, base64), which is how the JDK and
  * Spring (the {@code RestClientResponseException} family, {@code ErrorResponseException}) make exceptions
  * portable: it restores {@link Throwable}'s private state without {@code --add-opens}, and honours each class's
- * own {@code writeObject}/{@code readObject}. Reading it back goes through an {@link ObjectInputFilter} that admits
- * only an allow-list, consulted for every class of the stream before any instance of it is made:
+ * own {@code writeObject}/{@code readObject}. A {@link Charset} (not Serializable, yet held by
+ * {@code WebClientResponseException}) is written as its name and read back as the charset.
+ * <p>
+ * Reading it back goes through an {@link ObjectInputFilter} that admits only an allow-list, consulted for every
+ * class of the stream before any instance of it is made (classes are loaded without being initialized):
  * <ul>
  * <li>{@link Throwable} subclasses of the trusted packages ({@code java.}, {@code javax.}, {@code jakarta.},
  * {@code org.springframework.}, {@code dev.skail.}), of the application's packages (given to the constructor) or
@@ -64,7 +67,8 @@ import org.springframework.util.ClassUtils;
  * {@code HashMap}, {@code LinkedHashMap}, {@code HashSet}, {@code LinkedHashSet}, {@code Arrays.asList}, the
  * empty, singleton, unmodifiable and immutable collections of {@code Collections}, {@code List.of} and
  * {@code Map.of}) and Spring's {@code HttpHeaders}, {@code DefaultHttpStatusCode}, {@code ProblemDetail},
- * {@code LinkedMultiValueMap}, {@code MultiValueMapAdapter} and {@code LinkedCaseInsensitiveMap};</li>
+ * {@code LinkedMultiValueMap}, {@code MultiValueMapAdapter} and {@code LinkedCaseInsensitiveMap}, and
+ * {@link SkailError} (which a {@link SkailRecordedException} holds);</li>
  * <li>arrays of any of those.</li>
  * </ul>
  * Sorted collections and priority queues (which call foreign code while being read), proxies and everything else
@@ -124,6 +128,8 @@ public class ExceptionCodec {
             "org.springframework.util.LinkedMultiValueMap", "org.springframework.util.MultiValueMapAdapter",
             "org.springframework.util.LinkedCaseInsensitiveMap", "org.springframework.util.LinkedCaseInsensitiveMap$1",
             "org.springframework.util.CollectionUtils$UnmodifiableMultiValueMap",
+            // what a SkailRecordedException holds
+            "dev.skail.SkailError",
             // stands for a Charset, which is not Serializable (WebClientResponseException holds one)
             "dev.skail.runtime.ExceptionCodec$CharsetName");
 

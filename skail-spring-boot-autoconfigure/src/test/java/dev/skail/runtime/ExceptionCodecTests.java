@@ -16,6 +16,8 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import javax.management.BadAttributeValueExpException;
+
 import com.acme.banco.CobrancaRecusadaException;
 import com.acme.banco.CobrancaRecusadaException.Cobranca;
 import com.acme.banco.CobrancaRecusadaException.Motivo;
@@ -242,6 +244,16 @@ class ExceptionCodecTests {
         assertThat(this.codec.encode(rebuilt)).isEqualTo(error);
     }
 
+    @Test
+    void aRecordedExceptionWrappedByTheFunctionIsRebuilt() {
+        SkailRecordedException recorded = new SkailRecordedException(new SkailError(
+                "com.acme.antigo.RemovidaException", "antiga", null));
+        IllegalStateException original = new IllegalStateException("cobrarCartao falhou", recorded);
+
+        assertRebuilt(original, (rebuilt) -> assertThat(((SkailRecordedException) rebuilt.getCause()).error())
+            .isEqualTo(recorded.error()));
+    }
+
     // ---------------------------------------------------------------- what is not rebuilt
 
     @Test
@@ -297,6 +309,26 @@ class ExceptionCodecTests {
 
         assertThat(this.codec.decode(forged, null)).isExactlyInstanceOf(SkailRecordedException.class)
             .hasMessage("com.acme.banco.ContaBloqueadaException: conta 0001-9 bloqueada");
+    }
+
+    @Test
+    void aKnownDeserializationTriggerOfTheJdkIsRefused() {
+        assertNotRebuilt(new BadAttributeValueExpException("150.00"),
+                "javax.management.BadAttributeValueExpException: null");
+    }
+
+    @Test
+    void aSerializedFormBeyondTheLimitIsNotRecorded() {
+        byte[] body = new byte[ExceptionCodec.MAX_BYTES];
+        HttpServerErrorException original = HttpServerErrorException.create(HttpStatus.BAD_GATEWAY, "Bad Gateway",
+                HttpHeaders.EMPTY, body, UTF_8);
+
+        SkailError error = this.codec.encode(original);
+
+        assertThat(error.data()).isNull();
+        assertThat(error.message()).isEqualTo(original.getMessage());
+        assertNotRebuilt(original, "org.springframework.web.client.HttpServerErrorException$BadGateway: "
+                + original.getMessage());
     }
 
     @Test
