@@ -315,6 +315,9 @@ public class ExceptionCodec {
      * @return the reason, or {@code null}
      */
     public @Nullable String whyNotRebuildable(Class<? extends Throwable> type) {
+        if (DENIED.contains(type.getName())) {
+            return type.getName() + " is refused: reading it back runs code of the values it holds";
+        }
         if (!admitsThrowable(type)) {
             return type.getName() + " is outside the packages exceptions are rebuilt from (" + packagesText()
                     + ") and is not registered";
@@ -424,7 +427,7 @@ public class ExceptionCodec {
         if (component.isPrimitive()) {
             return true;
         }
-        if (Proxy.isProxyClass(component) || DENIED.contains(component.getName())) {
+        if (Proxy.isProxyClass(component)) {
             return false;
         }
         if (Throwable.class.isAssignableFrom(component)) {
@@ -432,7 +435,7 @@ public class ExceptionCodec {
                 return true;
             }
             for (Class<?> admitted : admittedThrowables) {
-                if (component.isAssignableFrom(admitted)) {
+                if (!DENIED.contains(component.getName()) && component.isAssignableFrom(admitted)) {
                     return true; // a superclass of an admitted exception
                 }
             }
@@ -452,6 +455,9 @@ public class ExceptionCodec {
     }
 
     private boolean admitsThrowable(Class<?> type) {
+        if (DENIED.contains(type.getName())) {
+            return false;
+        }
         return trusted(type) || inApplication(type) || this.registered.test(type);
     }
 

@@ -315,6 +315,9 @@ class ExceptionCodecTests {
     void aKnownDeserializationTriggerOfTheJdkIsRefused() {
         assertNotRebuilt(new BadAttributeValueExpException("150.00"),
                 "javax.management.BadAttributeValueExpException: null");
+        assertThat(this.codec.whyNotRebuildable(BadAttributeValueExpException.class))
+            .isEqualTo("javax.management.BadAttributeValueExpException is refused: reading it back runs code of the "
+                    + "values it holds");
     }
 
     @Test
