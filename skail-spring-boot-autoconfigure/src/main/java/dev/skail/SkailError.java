@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A recorded exception. It is what the history, the API and the Monitor show of a failure, and what a replay
  * throws into the function again. It is Serializable so that an exception holding one (such as
- * {@code dev.skail.runtime.SkailRecordedException}, wrapped by the function in one of its own) can be recorded in
+ * {@code dev.skail.SkailRecordedException}, wrapped by the function in one of its own) can be recorded in
  * turn.
  *
  * @param type the exception's class name
@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * {@code null} when it has none
  * @param data the exception itself, in Java serialization form encoded as base64, from which a replay rebuilds
  * it with its class, message, causes, suppressed exceptions, stack trace and fields; {@code null} when it could
- * not be serialized (it is then rebuilt as a {@code dev.skail.runtime.SkailRecordedException} naming its class
+ * not be serialized (it is then rebuilt as a {@code dev.skail.SkailRecordedException} naming its class
  * and message), and on the entries of {@link #cause()}
  */
 public record SkailError(String type, @Nullable String message, @Nullable String stackTrace,

@@ -3,6 +3,8 @@ package dev.skail.autoconfigure;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -15,6 +17,7 @@ import dev.skail.platform.jdbc.SqlDialect;
 import dev.skail.platform.jdbc.StoreRetry;
 import dev.skail.runtime.Backoff;
 import dev.skail.runtime.DefaultSkailClient;
+import dev.skail.runtime.ExceptionCodec;
 import dev.skail.runtime.RuntimeSettings;
 import dev.skail.runtime.SkailBeanEnhancer;
 import dev.skail.runtime.SkailJson;
@@ -25,6 +28,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -97,13 +101,26 @@ public final class SkailAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    ExceptionCodec skailExceptionCodec(BeanFactory beanFactory, SkailBeanEnhancer enhancer,
+            SkailProperties properties) {
+        List<String> packages = new ArrayList<>(properties.getReplay().getExceptionPackages());
+        if (AutoConfigurationPackages.has(beanFactory)) {
+            packages.addAll(AutoConfigurationPackages.get(beanFactory));
+        }
+        return new ExceptionCodec(packages, enhancer::isDeclaredException);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     SkailRuntime skailRuntime(ExecutionStore store, SkailBeanEnhancer enhancer, BeanFactory beanFactory,
-            SkailJson json, @Qualifier(CLOCK_BEAN_NAME) ObjectProvider<Clock> clock, SkailProperties properties) {
+            SkailJson json, ExceptionCodec exceptions, @Qualifier(CLOCK_BEAN_NAME) ObjectProvider<Clock> clock,
+            SkailProperties properties) {
         if (enhancer.isJsonCheckDeferred()) {
             enhancer.checkJson(json);
         }
+        enhancer.checkExceptions(exceptions);
         return new SkailRuntime(store, enhancer::catalog, beanFactory, json, clock.getIfAvailable(Clock::systemUTC),
-                settings(properties));
+                settings(properties), exceptions);
     }
 
     static RuntimeSettings settings(SkailProperties properties) {

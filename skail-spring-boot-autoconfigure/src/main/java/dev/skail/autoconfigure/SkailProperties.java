@@ -2,6 +2,8 @@ package dev.skail.autoconfigure;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import dev.skail.analyzer.AnalyzerMode;
 import org.jspecify.annotations.Nullable;
@@ -35,6 +37,8 @@ public class SkailProperties {
     private final Analyzer analyzer = new Analyzer();
 
     private final HttpClient httpClient = new HttpClient();
+
+    private final Replay replay = new Replay();
 
     public @Nullable String getWorkload() {
         return this.workload;
@@ -72,8 +76,29 @@ public class SkailProperties {
         return this.analyzer;
     }
 
+    public Replay getReplay() {
+        return this.replay;
+    }
+
     public HttpClient getHttpClient() {
         return this.httpClient;
+    }
+
+    public static class Replay {
+
+        /**
+         * Packages whose exception classes are rebuilt on replay, besides the JDK's, Spring's, the application's own
+         * (those of @SpringBootApplication) and the types commands declare in throws; e.g. a client library's.
+         */
+        private List<String> exceptionPackages = new ArrayList<>();
+
+        public List<String> getExceptionPackages() {
+            return this.exceptionPackages;
+        }
+
+        public void setExceptionPackages(List<String> exceptionPackages) {
+            this.exceptionPackages = exceptionPackages;
+        }
     }
 
     public static class HttpClient {

@@ -29,6 +29,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.objenesis.SpringObjenesis;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -61,7 +62,10 @@ public final class LocalReplay {
         SkailRuntime runtime = new SkailRuntime(new HistoryStore(stored()), () -> new SkailCatalog(Map.of(
                 definition.name(), definition)), beans, this.json, clock, new RuntimeSettings(execution.workload(),
                         execution.version(), "local-replay", Duration.ofDays(1), new Backoff(Duration.ZERO, 1,
-                                Duration.ZERO)));
+                                Duration.ZERO)),
+                // the exceptions of the function's own package are rebuilt, as the application's are at runtime
+                new ExceptionCodec(List.of(ClassUtils.getUserClass(bean.getClass()).getPackageName()),
+                        (type) -> declares(method.getDeclaringClass(), type)));
         runtime.replayOnly();
         try {
             Lease lease = new Lease(execution.taskId(), "local-replay", "local-replay");
@@ -105,6 +109,13 @@ public final class LocalReplay {
         finally {
             runtime.close();
         }
+    }
+
+    private static boolean declares(Class<?> beanClass, Class<?> type) {
+        return SkailBeanEnhancer.stepMethods(beanClass).stream()
+            .flatMap((step) -> java.util.Arrays.stream(step.method().getExceptionTypes()))
+            .anyMatch((declared) -> declared.isAssignableFrom(type) && declared != Throwable.class
+                    && declared != Exception.class && declared != RuntimeException.class && declared != Error.class);
     }
 
     private Object[] arguments(Method method, SkailExecution execution) {

@@ -56,6 +56,9 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
 
     private volatile SkailCatalog catalog = new SkailCatalog(Map.of());
 
+    private static final java.util.Set<Class<?>> CATCH_ALL = java.util.Set.of(Throwable.class, Exception.class,
+            RuntimeException.class, Error.class);
+
     private final List<StepMethod> steps = new ArrayList<>();
 
     private boolean jsonCheckDeferred;
@@ -282,6 +285,46 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
                     "return type " + returned.getTypeName() + " cannot be recorded as JSON: " + why,
                     "return a type Jackson can write and read back (a record, a class with a constructor Jackson "
                             + "can use, a collection of those)"));
+        }
+    }
+
+    /**
+     * Whether this exception class is one that a function or command declares in {@code throws}, or a subclass of
+     * one (except of the catch-all {@code Throwable}, {@code Exception}, {@code RuntimeException} and {@code Error},
+     * which admit only themselves): such classes are rebuilt on replay whatever their package.
+     */
+    public boolean isDeclaredException(Class<?> type) {
+        for (StepMethod step : this.steps) {
+            for (Class<?> declared : step.method().getExceptionTypes()) {
+                if (declared == type || (declared.isAssignableFrom(type) && !CATCH_ALL.contains(declared))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Checks that every exception type a function or command declares in {@code throws} can be rebuilt on replay.
+     * @throws SkailDeclarationException listing every type that cannot
+     */
+    public void checkExceptions(ExceptionCodec exceptions) {
+        List<SkailDeclarationException.Problem> problems = new ArrayList<>();
+        for (StepMethod step : this.steps) {
+            for (Class<?> declared : step.method().getExceptionTypes()) {
+                @SuppressWarnings("unchecked")
+                String why = exceptions.whyNotRebuildable((Class<? extends Throwable>) declared);
+                if (why != null) {
+                    problems.add(new SkailDeclarationException.Problem(step.describe(), "declares "
+                            + declared.getName() + ", which skail cannot rebuild on replay: " + why,
+                            "make its fields Serializable values (or transient), or declare another exception; a "
+                                    + "class of another library's package can be allowed with "
+                                    + "skail.replay.exception-packages"));
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new SkailDeclarationException(problems);
         }
     }
 

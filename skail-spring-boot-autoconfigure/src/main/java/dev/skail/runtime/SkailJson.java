@@ -18,7 +18,7 @@ import tools.jackson.databind.ser.impl.UnknownSerializer;
 /**
  * The JSON codec of arguments, results and errors. Values are written and read with the declared (generic)
  * types of the methods; no default typing, so a history never names a class to instantiate, except for a
- * recorded exception, which is rebuilt only as a {@link Throwable} (see {@link RecordedFailure}).
+ * recorded exception, which {@link ExceptionCodec} rebuilds through an allow-list.
  */
 public class SkailJson {
 

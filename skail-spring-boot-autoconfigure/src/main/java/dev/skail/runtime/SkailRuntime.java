@@ -76,10 +76,21 @@ public class SkailRuntime {
 
     private final FailurePolicy failurePolicy;
 
+    private final ExceptionCodec exceptions;
+
     private final ThreadPoolExecutor asyncExecutor;
 
     public SkailRuntime(ExecutionStore store, Supplier<SkailCatalog> catalog, BeanFactory beanFactory, SkailJson json,
             Clock clock, RuntimeSettings settings) {
+        this(store, catalog, beanFactory, json, clock, settings, new ExceptionCodec(List.of()));
+    }
+
+    /**
+     * @param exceptions the codec of the exceptions recorded in histories and rebuilt on replay
+     */
+    public SkailRuntime(ExecutionStore store, Supplier<SkailCatalog> catalog, BeanFactory beanFactory, SkailJson json,
+            Clock clock, RuntimeSettings settings, ExceptionCodec exceptions) {
+        this.exceptions = exceptions;
         this.store = store;
         this.catalog = catalog;
         this.beanFactory = beanFactory;
@@ -278,12 +289,12 @@ public class SkailRuntime {
 
     /** A recorded form of the exception, from which {@link #decodeError} rebuilds it. */
     SkailError encodeError(Throwable failure) {
-        return RecordedFailure.of(failure);
+        return this.exceptions.encode(failure);
     }
 
     /** The exception a recorded error stands for, rebuilt as the function must see it on every replay. */
     Throwable decodeError(SkailError error, @Nullable ClassLoader classLoader) {
-        return RecordedFailure.rebuild(error, classLoader);
+        return this.exceptions.decode(error, classLoader);
     }
 
     /** Executions, newest first, filtered by status, function and a part of the id. */

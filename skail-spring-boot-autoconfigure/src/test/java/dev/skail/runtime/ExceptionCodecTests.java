@@ -27,6 +27,7 @@ import com.acme.banco.SaldoInsuficienteException;
 import com.acme.externo.FraudeExternaException;
 import com.acme.externo.Gadget;
 import dev.skail.SkailError;
+import dev.skail.SkailRecordedException;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
