@@ -323,6 +323,42 @@ class EngineTests {
     }
 
     @Test
+    void divergenceCaughtByTheFunctionStillFailsTheExecution() {
+        AtomicBoolean cobrarAntes = new AtomicBoolean();
+        EngineHarness harness = start(new PedidoQueEscondeDivergencia(this.runs, cobrarAntes));
+        harness.runUntilQuiet(PEDIDO);
+        cobrarAntes.set(true);
+        harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.FAILED);
+        assertThat(harness.error(PEDIDO).type()).isEqualTo(SkailNonDeterministicException.class.getName());
+        assertThat(this.runs.seen()).singleElement().isInstanceOf(SkailNonDeterministicException.class);
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+    }
+
+    @Test
+    void functionThatNowReturnsBeforeReachingItsRecordedStepsFailsAsNonDeterministic() {
+        AtomicBoolean semCobranca = new AtomicBoolean();
+        EngineHarness harness = start(new PedidoEncurtado(this.runs, semCobranca));
+        harness.runUntilQuiet(PEDIDO);
+        harness.advance(Duration.ofHours(1));
+        assertThat(harness.runUntilQuiet(PEDIDO).status()).isEqualTo(ExecutionStatus.WAITING);
+        semCobranca.set(true);
+        harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.FAILED);
+        SkailError error = harness.error(PEDIDO);
+        assertThat(error.type()).isEqualTo(SkailNonDeterministicException.class.getName());
+        assertThat(error.message()).contains("at step 2", "COMMAND 'cobrarCartao'");
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+    }
+
+    @Test
     void delayWhoseDurationChangedBetweenDeliveriesKeepsItsRecordedDueTime() {
         AtomicLong esperaMinutos = new AtomicLong(60);
         EngineHarness harness = start(new PedidoComEsperaConfiguravel(this.runs, esperaMinutos));
@@ -702,6 +738,61 @@ class EngineTests {
                 cobrarCartao(pedidoId, valor);
             }
             Skail.delay(Duration.ofHours(1));
+            return "CONFIRMADO";
+        }
+    }
+
+    public static class PedidoQueEscondeDivergencia extends PedidoComEspera {
+
+        private final Runs runs;
+
+        private final AtomicBoolean cobrarAntes;
+
+        PedidoQueEscondeDivergencia(Runs runs, AtomicBoolean cobrarAntes) {
+            super(runs);
+            this.runs = runs;
+            this.cobrarAntes = cobrarAntes;
+        }
+
+        @Override
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            if (this.cobrarAntes.get()) {
+                try {
+                    cobrarCartao(pedidoId, valor);
+                }
+                catch (RuntimeException ex) {
+                    this.runs.saw(ex);
+                }
+                reservarEstoque(pedidoId);
+            }
+            else {
+                reservarEstoque(pedidoId);
+                cobrarCartao(pedidoId, valor);
+            }
+            Skail.delay(Duration.ofHours(1));
+            return "CONFIRMADO";
+        }
+    }
+
+    public static class PedidoEncurtado extends PedidoComEspera {
+
+        private final AtomicBoolean semCobranca;
+
+        PedidoEncurtado(Runs runs, AtomicBoolean semCobranca) {
+            super(runs);
+            this.semCobranca = semCobranca;
+        }
+
+        @Override
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            reservarEstoque(pedidoId);
+            Skail.delay(Duration.ofHours(1));
+            if (!this.semCobranca.get()) {
+                cobrarCartao(pedidoId, valor);
+                Skail.delay(Duration.ofHours(1));
+            }
             return "CONFIRMADO";
         }
     }
