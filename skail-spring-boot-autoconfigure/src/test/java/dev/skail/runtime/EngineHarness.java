@@ -11,8 +11,13 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.skail.SkailError;
+import dev.skail.platform.AttemptRow;
+import dev.skail.platform.EventRow;
 import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
+import dev.skail.platform.StepRow;
+import dev.skail.platform.StoredHistory;
 import dev.skail.test.VirtualClock;
 import org.jspecify.annotations.Nullable;
 
@@ -23,8 +28,8 @@ import org.springframework.util.ReflectionUtils;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * A runtime without Spring for fast engine tests: one bean (its class enhanced as the starter enhances it), an
- * {@link InMemoryExecutionStore}, a {@link VirtualClock} that only moves when the test advances it, zero backoff,
+ * A runtime without Spring for fast engine tests: one bean (its class enhanced as the starter enhances it), a store
+ * (an {@link InMemoryExecutionStore} unless told otherwise), a {@link VirtualClock} that only moves when the test advances it, zero backoff,
  * and deliveries run on the calling thread, one after another, by {@link #runUntilQuiet(String)}.
  */
 final class EngineHarness implements AutoCloseable {
@@ -40,7 +45,7 @@ final class EngineHarness implements AutoCloseable {
     /** More deliveries than this for one quiet point means the execution does not settle. */
     private static final int MAX_DELIVERIES = 100;
 
-    final InMemoryExecutionStore store = new InMemoryExecutionStore();
+    final ExecutionStore store;
 
     final VirtualClock clock = new VirtualClock(Clock.fixed(Instant.parse("2025-03-10T12:00:00Z"), ZoneOffset.UTC));
 
@@ -48,7 +53,8 @@ final class EngineHarness implements AutoCloseable {
 
     private int deliveries;
 
-    private EngineHarness(Object prototype, SkailJson json) {
+    private EngineHarness(Object prototype, ExecutionStore store, SkailJson json) {
+        this.store = store;
         Class<?> userClass = prototype.getClass();
         Object bean = enhancedCopy(prototype);
         Map<String, FunctionDefinition> functions = new HashMap<>();
@@ -68,12 +74,12 @@ final class EngineHarness implements AutoCloseable {
      * objects, such as counters, stay shared with the test).
      */
     static EngineHarness of(Object prototype) {
-        return new EngineHarness(prototype, SkailJson.createDefault());
+        return of(prototype, new InMemoryExecutionStore(), SkailJson.createDefault());
     }
 
-    /** {@link #of(Object)} with this JSON codec. */
-    static EngineHarness of(Object prototype, SkailJson json) {
-        return new EngineHarness(prototype, json);
+    /** {@link #of(Object)} over this store, with this JSON codec. */
+    static EngineHarness of(Object prototype, ExecutionStore store, SkailJson json) {
+        return new EngineHarness(prototype, store, json);
     }
 
     /** Triggers the function with these arguments under this id. */
@@ -96,12 +102,12 @@ final class EngineHarness implements AutoCloseable {
         while (this.deliveries - start <= MAX_DELIVERIES) {
             List<Lease> leases = claim();
             if (leases.isEmpty()) {
-                return this.store.execution(taskId);
+                return execution(taskId);
             }
             leases.forEach(this::deliver);
         }
         return fail("execution '" + taskId + "' did not settle within " + MAX_DELIVERIES + " deliveries; it is "
-                + this.store.execution(taskId));
+                + execution(taskId));
     }
 
     /** Claims what is due now, as a worker's poll would. */
@@ -127,16 +133,40 @@ final class EngineHarness implements AutoCloseable {
 
     /** The recorded error of the execution. */
     SkailError error(String taskId) {
-        SkailError error = this.runtime.json().readError(this.store.execution(taskId).error());
+        SkailError error = this.runtime.json().readError(execution(taskId).error());
         if (error == null) {
-            return fail("execution '" + taskId + "' has no error; it is " + this.store.execution(taskId));
+            return fail("execution '" + taskId + "' has no error; it is " + execution(taskId));
         }
         return error;
     }
 
     /** The execution's result, read as this type. */
     <T> @Nullable T result(String taskId, Class<T> type) {
-        return type.cast(this.runtime.json().read(this.store.execution(taskId).result(), type));
+        return type.cast(this.runtime.json().read(execution(taskId).result(), type));
+    }
+
+    /** The execution as stored. */
+    ExecutionRow execution(String taskId) {
+        return stored(taskId).execution();
+    }
+
+    /** Its steps, by position. */
+    List<StepRow> steps(String taskId) {
+        return stored(taskId).steps();
+    }
+
+    /** Its attempts, by position, function attempt and number (the function's own first: position -1). */
+    List<AttemptRow> attempts(String taskId) {
+        return stored(taskId).attempts();
+    }
+
+    /** The events fired at it, in order of arrival. */
+    List<EventRow> events(String taskId) {
+        return stored(taskId).events();
+    }
+
+    private StoredHistory stored(String taskId) {
+        return this.store.history(taskId).orElseGet(() -> fail("no execution '" + taskId + "'"));
     }
 
     @Override
