@@ -837,6 +837,7 @@ class EngineTests {
         public String processarPedido(String pedidoId, BigDecimal valor) {
             reservarEstoque(pedidoId);
             try {
+                // one line, so that the line noted is the delay's
                 this.linhaDoDelay.set(lineHere()); Skail.delay(Duration.ofHours(1));
             }
             catch (Throwable ex) {
