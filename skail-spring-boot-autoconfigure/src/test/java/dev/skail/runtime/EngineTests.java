@@ -1,0 +1,875 @@
+package dev.skail.runtime;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.Skail;
+import dev.skail.SkailAttempt;
+import dev.skail.SkailCommand;
+import dev.skail.SkailError;
+import dev.skail.SkailFunction;
+import dev.skail.SkailNonDeterministicException;
+import dev.skail.SkailUsageException;
+import dev.skail.platform.AttemptRow;
+import dev.skail.platform.EventRow;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.Lease;
+import dev.skail.platform.StepRow;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+/**
+ * The replay engine against an in-memory store, deliveries run one by one on the test's thread and time moved by
+ * hand: each test reads like what a user sees (how many times each command ran, the history, the final status).
+ */
+class EngineTests {
+
+    private static final BigDecimal VALOR = new BigDecimal("150.00");
+
+    private static final String PEDIDO = "pedido-42";
+
+    private final Runs runs = new Runs();
+
+    private EngineHarness harness;
+
+    @AfterEach
+    void closeHarness() {
+        if (this.harness != null) {
+            this.harness.close();
+        }
+    }
+
+    /** The store the engine runs on; an in-memory one here. */
+    ExecutionStore newStore() {
+        return new InMemoryExecutionStore();
+    }
+
+    private EngineHarness start(Object flows) {
+        this.harness = EngineHarness.of(flows, newStore(), SkailJson.createDefault());
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
+        return this.harness;
+    }
+
+    private List<AttemptRow> functionAttempts() {
+        return this.harness.attempts(PEDIDO).stream()
+            .filter((attempt) -> attempt.position() == AttemptRow.FUNCTION_POSITION)
+            .toList();
+    }
+
+    private List<AttemptRow> attemptsAt(int position) {
+        return this.harness.attempts(PEDIDO).stream().filter((attempt) -> attempt.position() == position).toList();
+    }
+
+    private SkailError errorOf(AttemptRow attempt) {
+        return this.harness.runtime.json().readError(attempt.error());
+    }
+
+    // ---------------------------------------------------------------- S1, S2, S6: replay and delays
+
+    @Test
+    void completedCommandIsNotRunAgainWhenTheFunctionIsReplayedAfterADelay() {
+        EngineHarness harness = start(new PedidoComEspera(this.runs));
+        harness.runUntilQuiet(PEDIDO);
+        harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(harness.result(PEDIDO, String.class)).isEqualTo("APROVADO pedido-42");
+        assertThat(this.runs.count("processarPedido")).isEqualTo(2);
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+        assertThat(harness.steps(PEDIDO)).extracting(StepRow::position, StepRow::kind, StepRow::name,
+                StepRow::status)
+            .containsExactly(tuple(0, StepRow.COMMAND, "reservarEstoque", StepRow.COMPLETED),
+                    tuple(1, StepRow.DELAY, "delay", StepRow.COMPLETED),
+                    tuple(2, StepRow.COMMAND, "cobrarCartao", StepRow.COMPLETED));
+        assertThat(harness.attempts(PEDIDO)).extracting(AttemptRow::name, AttemptRow::outcome)
+            .containsExactly(tuple("reservarEstoque", SkailAttempt.SUCCEEDED),
+                    tuple("cobrarCartao", SkailAttempt.SUCCEEDED));
+    }
+
+    @Test
+    void delayHibernatesWithNothingRunningUntilTheClockReachesItsDueTime() {
+        EngineHarness harness = start(new PedidoComEspera(this.runs));
+        Instant started = harness.clock.instant();
+
+        ExecutionRow waiting = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(waiting.status()).isEqualTo(ExecutionStatus.WAITING);
+        assertThat(waiting.nextRunAt()).isEqualTo(started.plus(Duration.ofHours(1)).toEpochMilli());
+        assertThat(harness.claim()).isEmpty();
+        assertThat(harness.steps(PEDIDO)).extracting(StepRow::kind, StepRow::status)
+            .containsExactly(tuple(StepRow.COMMAND, StepRow.COMPLETED), tuple(StepRow.DELAY, StepRow.PENDING));
+
+        harness.advance(Duration.ofMinutes(59));
+        int deliveries = harness.deliveries();
+        assertThat(harness.runUntilQuiet(PEDIDO).status()).isEqualTo(ExecutionStatus.WAITING);
+        assertThat(harness.deliveries()).isEqualTo(deliveries);
+        assertThat(this.runs.count("cobrarCartao")).isZero();
+
+        harness.advance(Duration.ofMinutes(1));
+        assertThat(harness.runUntilQuiet(PEDIDO).status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(harness.deliveries()).isEqualTo(deliveries + 1);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+    }
+
+    // ---------------------------------------------------------------- S3, S4: command failures
+
+    @Test
+    void commandThatFailsTwiceWithRetryCountTwoSucceedsOnItsThirdAttemptUnseenByTheFunction() {
+        EngineHarness harness = start(new PedidoComGatewayInstavel(this.runs, 2));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(harness.result(PEDIDO, String.class)).isEqualTo("APROVADO");
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(3);
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1);
+        assertThat(this.runs.seen()).isEmpty();
+        assertThat(execution.attempt()).isEqualTo(1);
+        assertThat(functionAttempts()).isEmpty();
+        assertThat(attemptsAt(1)).extracting(AttemptRow::functionAttempt, AttemptRow::number, AttemptRow::outcome,
+                AttemptRow::decision)
+            .containsExactly(tuple(1, 1, SkailAttempt.FAILED, SkailAttempt.RETRY),
+                    tuple(1, 2, SkailAttempt.FAILED, SkailAttempt.RETRY),
+                    tuple(1, 3, SkailAttempt.SUCCEEDED, SkailAttempt.RECORDED));
+        assertThat(harness.steps(PEDIDO)).extracting(StepRow::name, StepRow::status)
+            .containsExactly(tuple("reservarEstoque", StepRow.COMPLETED), tuple("cobrarCartao", StepRow.COMPLETED));
+    }
+
+    @Test
+    void commandWhoseAttemptsAreSpentThrowsItsOriginalExceptionIntoTheFunction() {
+        EngineHarness harness = start(new PedidoComGatewayInstavel(this.runs, 3));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(harness.result(PEDIDO, String.class)).isEqualTo("RECUSADO");
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(3);
+        assertThat(this.runs.seen()).singleElement().satisfies((seen) -> {
+            assertThat(seen).isInstanceOf(GatewayException.class);
+            assertThat(seen).hasMessage("gateway indisponível (run 3)");
+        });
+        assertThat(attemptsAt(1)).extracting(AttemptRow::decision)
+            .containsExactly(SkailAttempt.RETRY, SkailAttempt.RETRY, SkailAttempt.GIVE_UP);
+    }
+
+    @Test
+    void commandWithRetryCountZeroThrowsAtTheCallOnTheFirstRunAndAgainOnReplay() {
+        EngineHarness harness = start(new PedidoComCartaoRecusado(this.runs));
+        harness.runUntilQuiet(PEDIDO);
+        harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(harness.result(PEDIDO, String.class)).isEqualTo("RECUSADO");
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+        assertThat(this.runs.seen()).hasSize(2).allSatisfy((seen) -> {
+            assertThat(seen).isExactlyInstanceOf(PagamentoRecusadoException.class);
+            assertThat(seen).hasMessage("cartão recusado para pedido-42");
+        });
+        assertThat(harness.steps(PEDIDO)).extracting(StepRow::name, StepRow::status)
+            .containsExactly(tuple("cobrarCartao", StepRow.FAILED), tuple("delay", StepRow.COMPLETED));
+        assertThat(attemptsAt(0)).extracting(AttemptRow::outcome, AttemptRow::decision)
+            .containsExactly(tuple(SkailAttempt.FAILED, SkailAttempt.GIVE_UP));
+    }
+
+    // ---------------------------------------------------------------- S5: function failures
+
+    @Test
+    void functionFailureIsRedeliveredAndOnlyTheCommandThatFailedInThatAttemptRunsAgain() {
+        EngineHarness harness = start(new PedidoComFalhaDaFuncao(this.runs));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(harness.result(PEDIDO, String.class)).isEqualTo("APROVADO");
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1);
+        // retryCount = 1: two attempts in the first function attempt, then its attempts start over
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(3);
+        assertThat(execution.attempt()).isEqualTo(2);
+        assertThat(functionAttempts()).extracting(AttemptRow::functionAttempt, AttemptRow::outcome,
+                AttemptRow::decision)
+            .containsExactly(tuple(1, SkailAttempt.FAILED, SkailAttempt.RETRY));
+        assertThat(errorOf(functionAttempts().get(0)).type()).isEqualTo(GatewayException.class.getName());
+        assertThat(attemptsAt(1)).extracting(AttemptRow::functionAttempt, AttemptRow::number, AttemptRow::decision)
+            .containsExactly(tuple(1, 1, SkailAttempt.RETRY), tuple(1, 2, SkailAttempt.GIVE_UP),
+                    tuple(2, 1, SkailAttempt.RECORDED));
+        assertThat(harness.steps(PEDIDO)).extracting(StepRow::name, StepRow::status)
+            .containsExactly(tuple("reservarEstoque", StepRow.COMPLETED), tuple("cobrarCartao", StepRow.COMPLETED));
+    }
+
+    @Test
+    void compensationThenRethrowFollowsTheRecordedFailurePathOnEveryRedeliveryUntilFailed() {
+        EngineHarness harness = start(new PedidoComEstorno(this.runs));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.FAILED);
+        assertThat(this.runs.count("processarPedido")).isEqualTo(3);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+        assertThat(this.runs.count("estornar")).isEqualTo(1);
+        assertThat(this.runs.count("confirmarPedido")).isZero();
+        assertThat(harness.error(PEDIDO).type()).isEqualTo(PagamentoRecusadoException.class.getName());
+        assertThat(harness.error(PEDIDO).message()).isEqualTo("cartão recusado para pedido-42");
+        assertThat(functionAttempts()).extracting(AttemptRow::decision)
+            .containsExactly(SkailAttempt.RETRY, SkailAttempt.RETRY, SkailAttempt.GIVE_UP);
+        assertThat(functionAttempts()).extracting((attempt) -> errorOf(attempt).type())
+            .containsOnly(PagamentoRecusadoException.class.getName());
+        assertThat(harness.steps(PEDIDO)).extracting(StepRow::name, StepRow::status)
+            .containsExactly(tuple("cobrarCartao", StepRow.FAILED), tuple("estornar", StepRow.COMPLETED));
+    }
+
+    @Test
+    void exceptionThrownDuringReplayBeforeTheHistoryIsConsumedIsAFunctionFailureNotADivergence() {
+        EngineHarness harness = start(new PedidoQueFalhaNaSegundaEntrega(this.runs));
+        harness.runUntilQuiet(PEDIDO);
+        harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(harness.result(PEDIDO, String.class)).isEqualTo("APROVADO pedido-42");
+        assertThat(this.runs.count("processarPedido")).isEqualTo(3);
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+        assertThat(functionAttempts()).singleElement().satisfies((attempt) -> {
+            assertThat(attempt.decision()).isEqualTo(SkailAttempt.RETRY);
+            assertThat(errorOf(attempt).type()).isEqualTo(IllegalStateException.class.getName());
+            assertThat(errorOf(attempt).message()).isEqualTo("tabela de preços ainda não carregada");
+        });
+    }
+
+    // ---------------------------------------------------------------- S7: events
+
+    @Test
+    void eventFiredBeforeTheWaitIsKeptAndConsumedOnce() {
+        EngineHarness harness = start(new PedidoAguardandoPagamento(this.runs));
+        harness.runUntilQuiet(PEDIDO);
+
+        harness.fire(PEDIDO, "pagamentoAprovado", "PIX-1");
+        ExecutionRow stillDelayed = harness.runUntilQuiet(PEDIDO);
+
+        // woken by the event, it goes back to sleep until its delay is due; the event is kept
+        assertThat(stillDelayed.status()).isEqualTo(ExecutionStatus.WAITING);
+        assertThat(harness.events(PEDIDO)).extracting(EventRow::consumedPosition).containsExactly((Integer) null);
+
+        harness.advance(Duration.ofHours(1));
+        ExecutionRow waitingForSecond = harness.runUntilQuiet(PEDIDO);
+        assertThat(waitingForSecond.status()).isEqualTo(ExecutionStatus.WAITING);
+        assertThat(harness.events(PEDIDO)).extracting(EventRow::consumedPosition).containsExactly(2);
+
+        harness.advance(Duration.ofHours(1));
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(harness.result(PEDIDO, String.class)).isEqualTo("PIX-1/nenhum");
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1);
+        assertThat(harness.steps(PEDIDO)).extracting(StepRow::kind, StepRow::status)
+            .containsExactly(tuple(StepRow.COMMAND, StepRow.COMPLETED), tuple(StepRow.DELAY, StepRow.COMPLETED),
+                    tuple(StepRow.EVENT, StepRow.COMPLETED), tuple(StepRow.EVENT, StepRow.COMPLETED));
+    }
+
+    @Test
+    void eachWaitConsumesOneEventInArrivalOrder() {
+        EngineHarness harness = start(new PedidoAguardandoPagamento(this.runs));
+        harness.fire(PEDIDO, "pagamentoAprovado", "PIX-1");
+        harness.fire(PEDIDO, "pagamentoAprovado", "PIX-2");
+        harness.runUntilQuiet(PEDIDO);
+        harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(harness.result(PEDIDO, String.class)).isEqualTo("PIX-1/PIX-2");
+        assertThat(harness.events(PEDIDO)).extracting(EventRow::payload, EventRow::consumedPosition)
+            .containsExactly(tuple("\"PIX-1\"", 2), tuple("\"PIX-2\"", 3));
+    }
+
+    // ---------------------------------------------------------------- S10: non-determinism and misuse
+
+    @Test
+    void changedStepOrderFailsTheExecutionWithANonDeterministicExceptionNamingTheStep() {
+        AtomicBoolean cobrarAntes = new AtomicBoolean();
+        EngineHarness harness = start(new PedidoReordenado(this.runs, cobrarAntes));
+        harness.runUntilQuiet(PEDIDO);
+        cobrarAntes.set(true);
+        harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.FAILED);
+        SkailError error = harness.error(PEDIDO);
+        assertThat(error.type()).isEqualTo(SkailNonDeterministicException.class.getName());
+        assertThat(error.message()).contains("at step 0", "COMMAND 'reservarEstoque'", "COMMAND 'cobrarCartao'");
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+        // a divergence is not redelivered: retrying the same code would diverge again
+        assertThat(functionAttempts()).isEmpty();
+    }
+
+    @Test
+    void divergenceCaughtByTheFunctionStillFailsTheExecution() {
+        AtomicBoolean cobrarAntes = new AtomicBoolean();
+        EngineHarness harness = start(new PedidoQueEscondeDivergencia(this.runs, cobrarAntes));
+        harness.runUntilQuiet(PEDIDO);
+        cobrarAntes.set(true);
+        harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.FAILED);
+        assertThat(harness.error(PEDIDO).type()).isEqualTo(SkailNonDeterministicException.class.getName());
+        assertThat(this.runs.seen()).singleElement().isInstanceOf(SkailNonDeterministicException.class);
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+    }
+
+    @Test
+    void functionThatNowReturnsBeforeReachingItsRecordedStepsFailsAsNonDeterministic() {
+        AtomicBoolean semCobranca = new AtomicBoolean();
+        EngineHarness harness = start(new PedidoEncurtado(this.runs, semCobranca));
+        harness.runUntilQuiet(PEDIDO);
+        harness.advance(Duration.ofHours(1));
+        assertThat(harness.runUntilQuiet(PEDIDO).status()).isEqualTo(ExecutionStatus.WAITING);
+        semCobranca.set(true);
+        harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.FAILED);
+        SkailError error = harness.error(PEDIDO);
+        assertThat(error.type()).isEqualTo(SkailNonDeterministicException.class.getName());
+        assertThat(error.message()).contains("at step 2", "COMMAND 'cobrarCartao'");
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+    }
+
+    @Test
+    void delayWhoseDurationChangedBetweenDeliveriesKeepsItsRecordedDueTime() {
+        AtomicLong esperaMinutos = new AtomicLong(60);
+        EngineHarness harness = start(new PedidoComEsperaConfiguravel(this.runs, esperaMinutos));
+        harness.runUntilQuiet(PEDIDO);
+        esperaMinutos.set(180);
+        harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+        assertThat(harness.steps(PEDIDO).get(1)).satisfies((delay) -> {
+            assertThat(delay.kind()).isEqualTo(StepRow.DELAY);
+            assertThat(delay.arguments()).isEqualTo("[" + Duration.ofMinutes(60).toMillis() + "]");
+            assertThat(delay.status()).isEqualTo(StepRow.COMPLETED);
+        });
+    }
+
+    @Test
+    void functionThatCatchesThrowableAroundAStepAndReturnsFailsNamingWhereItCaughtIt() {
+        PedidoQueEngoleSuspensao flows = new PedidoQueEngoleSuspensao(this.runs, new AtomicInteger());
+        EngineHarness harness = start(flows);
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.FAILED);
+        SkailError error = harness.error(PEDIDO);
+        assertThat(error.type()).isEqualTo(SkailUsageException.class.getName());
+        assertThat(error.message()).contains(PedidoQueEngoleSuspensao.class.getName() + ".processarPedido(EngineTests.java:"
+                + flows.linhaDoDelay.get() + ")", "Do not catch Throwable");
+        assertThat(harness.steps(PEDIDO)).extracting(StepRow::kind)
+            .containsExactly(StepRow.COMMAND, StepRow.DELAY);
+    }
+
+    @Test
+    void nowAndRandomUuidReplayTheValuesRecordedOnTheFirstRun() {
+        List<String> vistos = new CopyOnWriteArrayList<>();
+        EngineHarness harness = start(new PedidoComCarimbo(vistos));
+        Instant firstRun = harness.clock.instant();
+        harness.runUntilQuiet(PEDIDO);
+        harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(vistos).hasSize(2).containsOnly(vistos.get(0));
+        assertThat(vistos.get(0)).startsWith(firstRun + " ");
+        assertThat(harness.result(PEDIDO, String.class)).isEqualTo(vistos.get(0));
+        assertThat(harness.steps(PEDIDO)).extracting(StepRow::kind)
+            .containsExactly(StepRow.NOW, StepRow.UUID, StepRow.DELAY);
+    }
+
+    // ---------------------------------------------------------------- arguments
+
+    @Test
+    @Disabled("engine bug: SkailJson.parse (SkailJson.java:48) reads JSON floats as double, so a BigDecimal argument "
+            + "decoded by SkailRuntime.decodeArguments (SkailRuntime.java:268) loses its scale and precision")
+    void functionReceivesAMonetaryArgumentWithItsExactScaleAndPrecision() {
+        this.harness = EngineHarness.of(new PedidoComValor(), newStore(), SkailJson.createDefault());
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, new BigDecimal("12345678901234567.80"));
+
+        this.harness.runUntilQuiet(PEDIDO);
+
+        assertThat(this.harness.result(PEDIDO, String.class)).isEqualTo("12345678901234567.80");
+    }
+
+    @Test
+    void monetaryArgumentKeepsItsScaleAndPrecisionWhenTheCodecReadsFloatsAsBigDecimal() {
+        // the fix proposed for the test above, applied here through an application's own codec
+        this.harness = EngineHarness.of(new PedidoComValor(), newStore(), new SkailJson(JsonMapper.builder()
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .build()));
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, new BigDecimal("12345678901234567.80"));
+
+        this.harness.runUntilQuiet(PEDIDO);
+
+        assertThat(this.harness.result(PEDIDO, String.class)).isEqualTo("12345678901234567.80");
+    }
+
+    // ---------------------------------------------------------------- S14: fencing
+
+    @Test
+    void deliveryWhoseLeaseWasTakenOverRecordsNothing() {
+        EngineHarness harness = start(new PedidoComEspera(this.runs));
+        Lease stale = harness.claim().get(0);
+        harness.advance(EngineHarness.LEASE.plusSeconds(1));
+        Lease current = harness.claim().get(0);
+
+        harness.deliver(stale);
+
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1); // effects are at least once
+        assertThat(harness.steps(PEDIDO)).isEmpty();
+        assertThat(harness.attempts(PEDIDO)).isEmpty();
+        assertThat(harness.execution(PEDIDO).status()).isEqualTo(ExecutionStatus.RUNNING);
+        assertThat(harness.claim()).isEmpty();
+
+        harness.deliver(current);
+
+        assertThat(harness.execution(PEDIDO).status()).isEqualTo(ExecutionStatus.WAITING);
+        assertThat(harness.steps(PEDIDO)).extracting(StepRow::name).containsExactly("reservarEstoque", "delay");
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(2);
+    }
+
+    // ---------------------------------------------------------------- the flows
+
+    /** How many times each step's body ran, and what the functions caught. */
+    static final class Runs {
+
+        private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+
+        private final List<Throwable> seen = new CopyOnWriteArrayList<>();
+
+        int ran(String step) {
+            return this.counts.computeIfAbsent(step, (name) -> new AtomicInteger()).incrementAndGet();
+        }
+
+        int count(String step) {
+            AtomicInteger count = this.counts.get(step);
+            return (count != null) ? count.get() : 0;
+        }
+
+        void saw(Throwable failure) {
+            this.seen.add(failure);
+        }
+
+        List<Throwable> seen() {
+            return this.seen;
+        }
+    }
+
+    /** A payment refused for good: retrying does not help. */
+    public static class PagamentoRecusadoException extends Exception {
+
+        private static final long serialVersionUID = 1L;
+
+        public PagamentoRecusadoException(String message) {
+            super(message);
+        }
+    }
+
+    /** The line of the code that calls this. */
+    static int lineHere() {
+        return StackWalker.getInstance().walk((frames) -> frames.skip(1).findFirst()).orElseThrow().getLineNumber();
+    }
+
+    public static class PedidoComEspera {
+
+        private final Runs runs;
+
+        PedidoComEspera(Runs runs) {
+            this.runs = runs;
+        }
+
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            this.runs.ran("processarPedido");
+            reservarEstoque(pedidoId);
+            Skail.delay(Duration.ofHours(1));
+            return cobrarCartao(pedidoId, valor);
+        }
+
+        @SkailCommand
+        public String reservarEstoque(String pedidoId) {
+            this.runs.ran("reservarEstoque");
+            return "reservado " + pedidoId;
+        }
+
+        @SkailCommand
+        public String cobrarCartao(String pedidoId, BigDecimal valor) {
+            this.runs.ran("cobrarCartao");
+            return "APROVADO " + pedidoId;
+        }
+    }
+
+    public static class PedidoComGatewayInstavel {
+
+        private final Runs runs;
+
+        private final int falhas;
+
+        PedidoComGatewayInstavel(Runs runs, int falhas) {
+            this.runs = runs;
+            this.falhas = falhas;
+        }
+
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            reservarEstoque(pedidoId);
+            try {
+                return cobrarCartao(pedidoId, valor);
+            }
+            catch (GatewayException ex) {
+                this.runs.saw(ex);
+                return "RECUSADO";
+            }
+        }
+
+        @SkailCommand
+        public String reservarEstoque(String pedidoId) {
+            this.runs.ran("reservarEstoque");
+            return "reservado " + pedidoId;
+        }
+
+        @SkailCommand(retryCount = 2)
+        public String cobrarCartao(String pedidoId, BigDecimal valor) throws GatewayException {
+            int run = this.runs.ran("cobrarCartao");
+            if (run <= this.falhas) {
+                throw new GatewayException("gateway indisponível (run " + run + ")");
+            }
+            return "APROVADO";
+        }
+    }
+
+    public static class PedidoComCartaoRecusado {
+
+        private final Runs runs;
+
+        PedidoComCartaoRecusado(Runs runs) {
+            this.runs = runs;
+        }
+
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            String status;
+            try {
+                status = cobrarCartao(pedidoId, valor);
+            }
+            catch (PagamentoRecusadoException ex) {
+                this.runs.saw(ex);
+                status = "RECUSADO";
+            }
+            Skail.delay(Duration.ofHours(1));
+            return status;
+        }
+
+        @SkailCommand(retryCount = 0)
+        public String cobrarCartao(String pedidoId, BigDecimal valor) throws PagamentoRecusadoException {
+            this.runs.ran("cobrarCartao");
+            throw new PagamentoRecusadoException("cartão recusado para " + pedidoId);
+        }
+    }
+
+    public static class PedidoComFalhaDaFuncao {
+
+        private final Runs runs;
+
+        PedidoComFalhaDaFuncao(Runs runs) {
+            this.runs = runs;
+        }
+
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) throws GatewayException {
+            reservarEstoque(pedidoId);
+            return cobrarCartao(pedidoId, valor);
+        }
+
+        @SkailCommand
+        public String reservarEstoque(String pedidoId) {
+            this.runs.ran("reservarEstoque");
+            return "reservado " + pedidoId;
+        }
+
+        @SkailCommand(retryCount = 1)
+        public String cobrarCartao(String pedidoId, BigDecimal valor) throws GatewayException {
+            int run = this.runs.ran("cobrarCartao");
+            if (run <= 2) {
+                throw new GatewayException("gateway indisponível (run " + run + ")");
+            }
+            return "APROVADO";
+        }
+    }
+
+    public static class PedidoComEstorno {
+
+        private final Runs runs;
+
+        PedidoComEstorno(Runs runs) {
+            this.runs = runs;
+        }
+
+        @SkailFunction(retryCount = 2)
+        public String processarPedido(String pedidoId, BigDecimal valor) throws PagamentoRecusadoException {
+            this.runs.ran("processarPedido");
+            try {
+                cobrarCartao(pedidoId, valor);
+            }
+            catch (PagamentoRecusadoException ex) {
+                estornar(pedidoId, valor);
+                throw ex;
+            }
+            confirmarPedido(pedidoId);
+            return "CONFIRMADO";
+        }
+
+        @SkailCommand(retryCount = 0)
+        public String cobrarCartao(String pedidoId, BigDecimal valor) throws PagamentoRecusadoException {
+            if (this.runs.ran("cobrarCartao") == 1) {
+                throw new PagamentoRecusadoException("cartão recusado para " + pedidoId);
+            }
+            return "APROVADO";
+        }
+
+        @SkailCommand
+        public void estornar(String pedidoId, BigDecimal valor) {
+            this.runs.ran("estornar");
+        }
+
+        @SkailCommand
+        public void confirmarPedido(String pedidoId) {
+            this.runs.ran("confirmarPedido");
+        }
+    }
+
+    public static class PedidoQueFalhaNaSegundaEntrega extends PedidoComEspera {
+
+        private final Runs runs;
+
+        PedidoQueFalhaNaSegundaEntrega(Runs runs) {
+            super(runs);
+            this.runs = runs;
+        }
+
+        @Override
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            if (this.runs.ran("processarPedido") == 2) {
+                throw new IllegalStateException("tabela de preços ainda não carregada");
+            }
+            reservarEstoque(pedidoId);
+            Skail.delay(Duration.ofHours(1));
+            return cobrarCartao(pedidoId, valor);
+        }
+    }
+
+    public static class PedidoAguardandoPagamento {
+
+        private final Runs runs;
+
+        PedidoAguardandoPagamento(Runs runs) {
+            this.runs = runs;
+        }
+
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            reservarEstoque(pedidoId);
+            Skail.delay(Duration.ofHours(1));
+            String primeiro = Skail.waitForEvent("pagamentoAprovado", String.class);
+            Optional<String> segundo = Skail.waitForEvent("pagamentoAprovado", String.class, Duration.ofHours(1));
+            return primeiro + "/" + segundo.orElse("nenhum");
+        }
+
+        @SkailCommand
+        public String reservarEstoque(String pedidoId) {
+            this.runs.ran("reservarEstoque");
+            return "reservado " + pedidoId;
+        }
+    }
+
+    public static class PedidoReordenado extends PedidoComEspera {
+
+        private final AtomicBoolean cobrarAntes;
+
+        PedidoReordenado(Runs runs, AtomicBoolean cobrarAntes) {
+            super(runs);
+            this.cobrarAntes = cobrarAntes;
+        }
+
+        @Override
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            if (this.cobrarAntes.get()) {
+                cobrarCartao(pedidoId, valor);
+                reservarEstoque(pedidoId);
+            }
+            else {
+                reservarEstoque(pedidoId);
+                cobrarCartao(pedidoId, valor);
+            }
+            Skail.delay(Duration.ofHours(1));
+            return "CONFIRMADO";
+        }
+    }
+
+    public static class PedidoQueEscondeDivergencia extends PedidoComEspera {
+
+        private final Runs runs;
+
+        private final AtomicBoolean cobrarAntes;
+
+        PedidoQueEscondeDivergencia(Runs runs, AtomicBoolean cobrarAntes) {
+            super(runs);
+            this.runs = runs;
+            this.cobrarAntes = cobrarAntes;
+        }
+
+        @Override
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            if (this.cobrarAntes.get()) {
+                try {
+                    cobrarCartao(pedidoId, valor);
+                }
+                catch (RuntimeException ex) {
+                    this.runs.saw(ex);
+                }
+                reservarEstoque(pedidoId);
+            }
+            else {
+                reservarEstoque(pedidoId);
+                cobrarCartao(pedidoId, valor);
+            }
+            Skail.delay(Duration.ofHours(1));
+            return "CONFIRMADO";
+        }
+    }
+
+    public static class PedidoEncurtado extends PedidoComEspera {
+
+        private final AtomicBoolean semCobranca;
+
+        PedidoEncurtado(Runs runs, AtomicBoolean semCobranca) {
+            super(runs);
+            this.semCobranca = semCobranca;
+        }
+
+        @Override
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            reservarEstoque(pedidoId);
+            Skail.delay(Duration.ofHours(1));
+            if (!this.semCobranca.get()) {
+                cobrarCartao(pedidoId, valor);
+                Skail.delay(Duration.ofHours(1));
+            }
+            return "CONFIRMADO";
+        }
+    }
+
+    public static class PedidoComEsperaConfiguravel extends PedidoComEspera {
+
+        private final AtomicLong esperaMinutos;
+
+        PedidoComEsperaConfiguravel(Runs runs, AtomicLong esperaMinutos) {
+            super(runs);
+            this.esperaMinutos = esperaMinutos;
+        }
+
+        @Override
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            reservarEstoque(pedidoId);
+            Skail.delay(Duration.ofMinutes(this.esperaMinutos.get()));
+            return cobrarCartao(pedidoId, valor);
+        }
+    }
+
+    public static class PedidoQueEngoleSuspensao extends PedidoComEspera {
+
+        final AtomicInteger linhaDoDelay;
+
+        PedidoQueEngoleSuspensao(Runs runs, AtomicInteger linhaDoDelay) {
+            super(runs);
+            this.linhaDoDelay = linhaDoDelay;
+        }
+
+        @Override
+        @SkailFunction
+        @SuppressWarnings("PMD.AvoidCatchingThrowable")
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            reservarEstoque(pedidoId);
+            try {
+                // one line, so that the line noted is the delay's
+                this.linhaDoDelay.set(lineHere()); Skail.delay(Duration.ofHours(1));
+            }
+            catch (Throwable ex) {
+                // the mistake under test: this also catches the suspension the delay unwinds the function with
+            }
+            return "CONFIRMADO";
+        }
+    }
+
+    public static class PedidoComValor {
+
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            return valor.toPlainString();
+        }
+    }
+
+    public static class PedidoComCarimbo {
+
+        private final List<String> vistos;
+
+        PedidoComCarimbo(List<String> vistos) {
+            this.vistos = vistos;
+        }
+
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            Instant agora = Skail.now();
+            UUID referencia = Skail.randomUUID();
+            this.vistos.add(agora + " " + referencia);
+            Skail.delay(Duration.ofHours(1));
+            return agora + " " + referencia;
+        }
+    }
+}
