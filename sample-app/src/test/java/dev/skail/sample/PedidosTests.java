@@ -41,7 +41,7 @@ class PedidosTests {
         SkailExecution done = awaitEnd(execution.taskId());
 
         assertThat(done.status()).isEqualTo(ExecutionStatus.COMPLETED);
-        assertThat(done.result().asString()).isEqualTo("CONFIRMADO");
+        assertThat(done.result(String.class)).isEqualTo("CONFIRMADO");
         var steps = this.skail.history(execution.taskId()).steps();
         assertThat(steps).extracting(SkailStep::name).containsExactly("reservarEstoque", "delay", "cobrarCartao",
                 "confirmarPedido");
@@ -52,7 +52,7 @@ class PedidosTests {
     void refusedChargeIsAResultThatReleasesTheStock() {
         SkailExecution done = awaitEnd(createOrder("1500.00").taskId());
 
-        assertThat(done.result().asString()).isEqualTo("RECUSADO");
+        assertThat(done.result(String.class)).isEqualTo("RECUSADO");
         assertThat(this.skail.history(done.taskId()).steps()).extracting(SkailStep::name)
             .containsExactly("reservarEstoque", "delay", "cobrarCartao", "liberarEstoque");
     }
@@ -61,7 +61,7 @@ class PedidosTests {
     void gatewayThatStaysDownIsCompensatedAfterNineAttempts() {
         SkailExecution done = awaitEnd(createOrder("666.00").taskId());
 
-        assertThat(done.result().asString()).isEqualTo("PENDENTE");
+        assertThat(done.result(String.class)).isEqualTo("PENDENTE");
         var steps = this.skail.history(done.taskId()).steps();
         assertThat(steps).extracting(SkailStep::name).containsExactly("reservarEstoque", "delay", "cobrarCartao",
                 "liberarEstoque", "marcarPedidoComoPendente");
@@ -76,7 +76,7 @@ class PedidosTests {
             .header("Content-Type", "application/json").body(body).retrieve().body(String.class));
 
         assertThat(accepted.get("status").asString()).isEqualTo("PENDING");
-        assertThat(awaitEnd("route-1").result().asString()).isEqualTo("CONFIRMADO");
+        assertThat(awaitEnd("route-1").result(String.class)).isEqualTo("CONFIRMADO");
     }
 
     private SkailExecution createOrder(String valor) {
