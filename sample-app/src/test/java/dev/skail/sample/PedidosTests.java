@@ -70,6 +70,22 @@ class PedidosTests {
     }
 
     @Test
+    void theAmountKeepsItsScaleFromTheRequestToTheChargeAndTheAnswers() {
+        String created = client().post().uri("/pedidos").header("Content-Type", "application/json")
+            .body("{\"valor\": 150.00}").retrieve().body(String.class);
+        String taskId = JsonMapper.shared().readTree(created).get("taskId").asString();
+
+        SkailExecution done = awaitEnd(taskId);
+
+        assertThat(created).contains(",150.00]");
+        assertThat(client().get().uri("/pedidos/" + taskId).retrieve().body(String.class)).contains(",150.00]");
+        assertThat(done.argument(1, BigDecimal.class)).isEqualTo(new BigDecimal("150.00"));
+        SkailStep charge = this.skail.history(taskId).steps().get(2);
+        assertThat(charge.name()).isEqualTo("cobrarCartao");
+        assertThat(charge.argument(1, BigDecimal.class)).isEqualTo(new BigDecimal("150.00"));
+    }
+
+    @Test
     void triggerRouteRunsTheSameFunction() {
         String body = "[\"" + UUID.randomUUID() + "\", 10.00]";
         JsonNode accepted = JsonMapper.shared().readTree(client().post().uri("/trigger/vendas/v1.0.0/processarPedido/route-1")
