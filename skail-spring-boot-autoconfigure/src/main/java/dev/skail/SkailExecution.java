@@ -1,20 +1,30 @@
 package dev.skail;
 
+import java.lang.reflect.Type;
 import java.time.Instant;
 
+import com.fasterxml.jackson.annotation.JsonRawValue;
+import dev.skail.runtime.RawJsonDeserializer;
+import dev.skail.runtime.SkailJson;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.annotation.JsonDeserialize;
 
 /**
  * An execution as the platform knows it.
+ * <p>
+ * Its arguments and result are the JSON text that was recorded, exactly ({@code 150.00} stays {@code 150.00}); as
+ * JSON (the HTTP API, a history file) they are JSON values, not strings. The typed accessors
+ * ({@link #result(Class)}, {@link #argument(int, Class)}) read that text with skail's default codec; an application
+ * that has its own {@code SkailJson} bean reads the text with it.
  *
  * @param taskId the execution's id, the one given when it was triggered
  * @param workload the workload's name
  * @param version the workload's version the execution belongs to
  * @param function the function's name
  * @param status where it stands
- * @param arguments the positional arguments it was triggered with
- * @param result the function's result, once {@link ExecutionStatus#COMPLETED}
+ * @param arguments the positional arguments it was triggered with, as the JSON text of an array
+ * @param result the function's result as JSON text, once {@link ExecutionStatus#COMPLETED} ({@code "null"} for a
+ * {@code void} function)
  * @param error the failure, once {@link ExecutionStatus#FAILED}
  * @param attempt the function's delivery attempt, starting at 1
  * @param createdAt when it was triggered
@@ -23,6 +33,53 @@ import tools.jackson.databind.JsonNode;
  * @param parentTaskId the execution that started this one as a child, if any
  */
 public record SkailExecution(String taskId, String workload, String version, String function, ExecutionStatus status,
-        JsonNode arguments, @Nullable JsonNode result, @Nullable SkailError error, int attempt, Instant createdAt,
-        Instant updatedAt, @Nullable Instant nextRunAt, @Nullable String parentTaskId) {
+        @JsonRawValue @JsonDeserialize(using = RawJsonDeserializer.class) String arguments,
+        @JsonRawValue @JsonDeserialize(using = RawJsonDeserializer.class) @Nullable String result,
+        @Nullable SkailError error, int attempt, Instant createdAt, Instant updatedAt, @Nullable Instant nextRunAt,
+        @Nullable String parentTaskId) {
+
+    /**
+     * The function's result, read as this type: e.g. {@code execution.result(Pedido.class)}.
+     * @param type the function's return type (or one its JSON reads as)
+     * @return the result, or {@code null} when there is none yet (or the function returned {@code null})
+     * @throws IllegalArgumentException if the result cannot be read as this type
+     */
+    @SuppressWarnings("unchecked")
+    public <T> @Nullable T result(Class<T> type) {
+        return (T) result((Type) type);
+    }
+
+    /**
+     * The function's result, read as this generic type: e.g. {@code execution.result(method.getGenericReturnType())}.
+     * @param type the function's return type (or one its JSON reads as)
+     * @return the result, or {@code null} when there is none yet (or the function returned {@code null})
+     * @throws IllegalArgumentException if the result cannot be read as this type
+     */
+    public @Nullable Object result(Type type) {
+        return SkailJson.standard().readView(this.result, type, "the result of execution '" + this.taskId + "'");
+    }
+
+    /**
+     * One of the arguments the execution was triggered with, read as this type.
+     * @param index the parameter's position, from 0
+     * @param type the parameter's type (or one its JSON reads as)
+     * @return the argument
+     * @throws IllegalArgumentException if there is no such argument or it cannot be read as this type
+     */
+    @SuppressWarnings("unchecked")
+    public <T> @Nullable T argument(int index, Class<T> type) {
+        return (T) argument(index, (Type) type);
+    }
+
+    /**
+     * One of the arguments the execution was triggered with, read as this generic type.
+     * @param index the parameter's position, from 0
+     * @param type the parameter's type (or one its JSON reads as)
+     * @return the argument
+     * @throws IllegalArgumentException if there is no such argument or it cannot be read as this type
+     */
+    public @Nullable Object argument(int index, Type type) {
+        return SkailJson.standard().readElement(this.arguments, index, type,
+                "argument " + index + " of execution '" + this.taskId + "'");
+    }
 }

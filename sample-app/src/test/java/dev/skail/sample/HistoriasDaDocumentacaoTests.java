@@ -54,7 +54,7 @@ class HistoriasDaDocumentacaoTests {
             second.getBean(VirtualClock.class).advance(Duration.ofHours(24));
 
             SkailExecution done = second.getBean(SkailAwait.class).status(taskId, ExecutionStatus.COMPLETED);
-            assertThat(done.result().asString()).isEqualTo("CONFIRMADO");
+            assertThat(done.result(String.class)).isEqualTo("CONFIRMADO");
             assertThat(client.history(taskId).steps()).extracting(SkailStep::name)
                 .containsExactly("reservarEstoque", "delay", "cobrarCartao", "confirmarPedido");
         }

@@ -92,7 +92,7 @@ class PagamentoIdempotenteTests {
 
         SkailExecution done = order("pedido-timeout");
 
-        assertThat(done.result().asString()).isEqualTo("CONFIRMADO");
+        assertThat(done.result(String.class)).isEqualTo("CONFIRMADO");
         gateway.verify(1, postRequestedFor(urlEqualTo("/charges")));
         SkailStep charge = this.skail.history(done.taskId()).steps().get(2);
         assertThat(charge.name()).isEqualTo("cobrarCartao");
@@ -116,7 +116,7 @@ class PagamentoIdempotenteTests {
 
         SkailExecution done = order("pedido-503");
 
-        assertThat(done.result().asString()).isEqualTo("CONFIRMADO");
+        assertThat(done.result(String.class)).isEqualTo("CONFIRMADO");
         List<String> references = gateway.findAll(postRequestedFor(urlEqualTo("/charges"))).stream()
             .map((request) -> JsonMapper.shared().readTree(request.getBodyAsString()).get("externalReference")
                 .asString())

@@ -41,7 +41,7 @@ class PedidosTests {
         SkailExecution done = awaitEnd(execution.taskId());
 
         assertThat(done.status()).isEqualTo(ExecutionStatus.COMPLETED);
-        assertThat(done.result().asString()).isEqualTo("CONFIRMADO");
+        assertThat(done.result(String.class)).isEqualTo("CONFIRMADO");
         var steps = this.skail.history(execution.taskId()).steps();
         assertThat(steps).extracting(SkailStep::name).containsExactly("reservarEstoque", "delay", "cobrarCartao",
                 "confirmarPedido");
@@ -52,7 +52,7 @@ class PedidosTests {
     void refusedChargeIsAResultThatReleasesTheStock() {
         SkailExecution done = awaitEnd(createOrder("1500.00").taskId());
 
-        assertThat(done.result().asString()).isEqualTo("RECUSADO");
+        assertThat(done.result(String.class)).isEqualTo("RECUSADO");
         assertThat(this.skail.history(done.taskId()).steps()).extracting(SkailStep::name)
             .containsExactly("reservarEstoque", "delay", "cobrarCartao", "liberarEstoque");
     }
@@ -61,12 +61,28 @@ class PedidosTests {
     void gatewayThatStaysDownIsCompensatedAfterNineAttempts() {
         SkailExecution done = awaitEnd(createOrder("666.00").taskId());
 
-        assertThat(done.result().asString()).isEqualTo("PENDENTE");
+        assertThat(done.result(String.class)).isEqualTo("PENDENTE");
         var steps = this.skail.history(done.taskId()).steps();
         assertThat(steps).extracting(SkailStep::name).containsExactly("reservarEstoque", "delay", "cobrarCartao",
                 "liberarEstoque", "marcarPedidoComoPendente");
         assertThat(steps.get(2).attempts()).hasSize(9);
         assertThat(steps.get(2).error().type()).isEqualTo(GatewayException.class.getName());
+    }
+
+    @Test
+    void theAmountKeepsItsScaleFromTheRequestToTheChargeAndTheAnswers() {
+        String created = client().post().uri("/pedidos").header("Content-Type", "application/json")
+            .body("{\"valor\": 150.00}").retrieve().body(String.class);
+        String taskId = JsonMapper.shared().readTree(created).get("taskId").asString();
+
+        SkailExecution done = awaitEnd(taskId);
+
+        assertThat(created).contains(",150.00]");
+        assertThat(client().get().uri("/pedidos/" + taskId).retrieve().body(String.class)).contains(",150.00]");
+        assertThat(done.argument(1, BigDecimal.class)).isEqualTo(new BigDecimal("150.00"));
+        SkailStep charge = this.skail.history(taskId).steps().get(2);
+        assertThat(charge.name()).isEqualTo("cobrarCartao");
+        assertThat(charge.argument(1, BigDecimal.class)).isEqualTo(new BigDecimal("150.00"));
     }
 
     @Test
@@ -76,7 +92,7 @@ class PedidosTests {
             .header("Content-Type", "application/json").body(body).retrieve().body(String.class));
 
         assertThat(accepted.get("status").asString()).isEqualTo("PENDING");
-        assertThat(awaitEnd("route-1").result().asString()).isEqualTo("CONFIRMADO");
+        assertThat(awaitEnd("route-1").result(String.class)).isEqualTo("CONFIRMADO");
     }
 
     private SkailExecution createOrder(String valor) {

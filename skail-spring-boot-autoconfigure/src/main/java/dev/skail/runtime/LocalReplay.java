@@ -122,7 +122,7 @@ public final class LocalReplay {
         java.lang.reflect.Type[] types = method.getGenericParameterTypes();
         Object[] values = new Object[types.length];
         for (int i = 0; i < types.length; i++) {
-            values[i] = this.json.convert(execution.arguments().get(i), types[i]);
+            values[i] = this.json.convert(this.json.parse(execution.arguments()).get(i), types[i]);
         }
         return values;
     }
@@ -163,7 +163,7 @@ public final class LocalReplay {
     private StoredHistory stored() {
         SkailExecution execution = this.history.execution();
         ExecutionRow row = new ExecutionRow(execution.taskId(), execution.workload(), execution.version(),
-                execution.function(), this.json.write(execution.arguments()), ExecutionStatus.RUNNING, null, null,
+                execution.function(), execution.arguments(), ExecutionStatus.RUNNING, null, null,
                 execution.attempt(), 0, null, execution.createdAt().toEpochMilli(), execution.updatedAt().toEpochMilli(),
                 execution.parentTaskId());
         List<StepRow> steps = new ArrayList<>();
@@ -173,8 +173,7 @@ public final class LocalReplay {
                 continue; // attempts made, nothing recorded: a replay runs (here: stops at) that step
             }
             steps.add(new StepRow(execution.taskId(), step.position(), step.kind(), step.name(),
-                    this.json.write(step.arguments()), step.status(),
-                    (step.result() != null) ? this.json.write(step.result()) : null,
+                    step.arguments(), step.status(), step.result(),
                     (step.error() != null) ? this.json.writeError(step.error()) : null, step.idempotencyKey(),
                     execution.attempt(), step.startedAt().toEpochMilli(),
                     (step.completedAt() != null) ? step.completedAt().toEpochMilli() : step.startedAt().toEpochMilli(),

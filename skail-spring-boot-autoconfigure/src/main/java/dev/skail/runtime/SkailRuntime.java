@@ -37,7 +37,6 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.NullNode;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
@@ -201,7 +200,13 @@ public class SkailRuntime {
         }
         ExecutionRow found = existing.get();
         if (!found.function().equals(function) || !found.workload().equals(workload)
-                || !found.version().equals(version) || !this.json.parse(found.arguments()).equals(positional)) {
+                || !found.version().equals(version) || !this.json.sameArguments(this.json.parse(found.arguments()),
+                        positional, definition.step().method().getGenericParameterTypes())) {
+            // S13 compares the arguments the function would see, decoded with its declared types: 1 and 1.0 for an int
+            // are the same trigger. Numerically equal BigDecimals (150.00 and 150.0) are the same trigger too, though
+            // BigDecimal.equals tells them apart: a client that retries through a JSON library that rewrites numbers
+            // (JavaScript writes 150.00 as 150) must get its execution back, not a conflict; the execution keeps the
+            // arguments of the trigger that created it, and a repeat answers them.
             throw new SkailConflictException("Execution '" + taskId + "' already exists as " + found.workload() + ":"
                     + found.version() + "/" + found.function() + " with arguments " + found.arguments()
                     + "; a trigger that repeats an id must repeat its function and arguments");
@@ -317,8 +322,8 @@ public class SkailRuntime {
         Map<Integer, SkailStep> steps = new TreeMap<>();
         for (StepRow step : history.steps()) {
             steps.put(step.position(), new SkailStep(step.position(), step.kind(), step.name(),
-                    this.json.parse(step.arguments()), step.status(),
-                    (step.result() != null) ? this.json.parse(step.result()) : null, this.json.readError(step.error()),
+                    step.arguments(), step.status(),
+                    step.result(), this.json.readError(step.error()),
                     step.idempotencyKey(), Instant.ofEpochMilli(step.startedAt()),
                     StepRow.PENDING.equals(step.status()) ? null : Instant.ofEpochMilli(step.completedAt()),
                     attemptViews(attemptsByPosition.getOrDefault(step.position(), List.of())), step.childTaskId()));
@@ -327,7 +332,7 @@ public class SkailRuntime {
             if (position != AttemptRow.FUNCTION_POSITION && !steps.containsKey(position)) {
                 // attempts made, no outcome recorded yet: the step is being retried
                 AttemptRow last = attempts.get(attempts.size() - 1);
-                steps.put(position, new SkailStep(position, StepRow.COMMAND, last.name(), NullNode.getInstance(),
+                steps.put(position, new SkailStep(position, StepRow.COMMAND, last.name(), "null",
                         SkailStep.RETRYING, null, this.json.readError(last.error()),
                         Delivery.idempotencyKey(taskId, position),
                         Instant.ofEpochMilli(attempts.get(0).startedAt()), null, attemptViews(attempts), null));
@@ -349,7 +354,7 @@ public class SkailRuntime {
 
     public SkailExecution view(ExecutionRow row) {
         return new SkailExecution(row.taskId(), row.workload(), row.version(), row.function(), row.status(),
-                this.json.parse(row.arguments()), (row.result() != null) ? this.json.parse(row.result()) : null,
+                row.arguments(), row.result(),
                 this.json.readError(row.error()), row.attempt(), Instant.ofEpochMilli(row.createdAt()),
                 Instant.ofEpochMilli(row.updatedAt()),
                 (row.nextRunAt() != null) ? Instant.ofEpochMilli(row.nextRunAt()) : null, row.parentTaskId());

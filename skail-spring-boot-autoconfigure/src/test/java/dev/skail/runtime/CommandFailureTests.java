@@ -17,7 +17,7 @@ class CommandFailureTests extends SkailTestSupport {
 
         SkailExecution execution = awaitStatus("fail-1-recovers", ExecutionStatus.COMPLETED);
 
-        assertThat(execution.result().asString()).isEqualTo("APPROVED");
+        assertThat(execution.result(String.class)).isEqualTo("APPROVED");
         assertThat(this.effects.count("fail-1-recovers", "cobrarCartao")).isEqualTo(2);
         assertThat(this.effects.notes("fail-1-recovers")).isEmpty();
     }
@@ -29,7 +29,7 @@ class CommandFailureTests extends SkailTestSupport {
 
         SkailExecution execution = awaitStatus("fail-9-spent", ExecutionStatus.COMPLETED);
 
-        assertThat(execution.result().asString()).isEqualTo("COMPENSATED");
+        assertThat(execution.result(String.class)).isEqualTo("COMPENSATED");
         assertThat(this.effects.count("fail-9-spent", "cobrarCartao")).isEqualTo(3);
         assertThat(this.effects.count("fail-9-spent", "liberarEstoque")).isEqualTo(1);
         assertThat(this.effects.count("fail-9-spent", "confirmarPedido")).isZero();
@@ -64,7 +64,7 @@ class CommandFailureTests extends SkailTestSupport {
 
         SkailExecution execution = awaitStatus("cpf-1", ExecutionStatus.COMPLETED);
 
-        assertThat(execution.result().asString()).isEqualTo("INVALID: CPF invalid-123 has no valid check digits");
+        assertThat(execution.result(String.class)).isEqualTo("INVALID: CPF invalid-123 has no valid check digits");
         assertThat(this.effects.count("cpf-1", "consultarReceita")).isEqualTo(1);
         assertThat(steps("cpf-1").get(0).attempts()).extracting(SkailAttempt::decision)
             .containsExactly("NOT_RETRYABLE");
@@ -76,7 +76,7 @@ class CommandFailureTests extends SkailTestSupport {
 
         SkailExecution execution = awaitStatus("cpf-2", ExecutionStatus.COMPLETED);
 
-        assertThat(execution.result().asString()).startsWith("INVALID");
+        assertThat(execution.result(String.class)).startsWith("INVALID");
         assertThat(steps("cpf-2").get(0).attempts()).extracting(SkailAttempt::decision)
             .containsExactly("RETRY", "NOT_RETRYABLE");
     }
@@ -87,7 +87,7 @@ class CommandFailureTests extends SkailTestSupport {
 
         SkailExecution execution = awaitStatus("debit-1", ExecutionStatus.COMPLETED);
 
-        assertThat(execution.result().asString()).isEqualTo("REFUSED: insufficient funds");
+        assertThat(execution.result(String.class)).isEqualTo("REFUSED: insufficient funds");
         assertThat(this.effects.count("debit-1", "debitarSaldo")).isEqualTo(1);
         assertThat(steps("debit-1").get(0).attempts()).extracting(SkailAttempt::decision).containsExactly("GIVE_UP");
     }

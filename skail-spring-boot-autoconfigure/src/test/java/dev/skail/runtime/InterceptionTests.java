@@ -56,7 +56,7 @@ class InterceptionTests {
 
         SkailExecution execution = Awaitility.await().atMost(Duration.ofSeconds(20))
             .until(() -> this.client.find("tx-1").orElseThrow(), (e) -> e.status() == ExecutionStatus.COMPLETED);
-        assertThat(execution.result().asString()).isEqualTo("posted tx-1");
+        assertThat(execution.result(String.class)).isEqualTo("posted tx-1");
         // the command failed once, so it ran twice, each time inside the transaction the proxy opened
         assertThat(this.contabilidade.runs()).isEqualTo(2);
         assertThat(this.contabilidade.seenInTransaction()).containsExactly(true, true);

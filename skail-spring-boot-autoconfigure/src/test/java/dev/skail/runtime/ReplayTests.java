@@ -17,10 +17,10 @@ class ReplayTests extends SkailTestSupport {
 
         SkailExecution execution = awaitStatus("ok-1", ExecutionStatus.COMPLETED);
 
-        assertThat(execution.result().asString()).isEqualTo("APPROVED");
+        assertThat(execution.result(String.class)).isEqualTo("APPROVED");
         assertStepNames(steps("ok-1"), "reservarEstoque", "cobrarCartao", "confirmarPedido");
         assertThat(steps("ok-1")).extracting(SkailStep::status).containsOnly("COMPLETED");
-        assertThat(steps("ok-1").get(0).result().asString()).isEqualTo("reserved ok-1");
+        assertThat(steps("ok-1").get(0).result(String.class)).isEqualTo("reserved ok-1");
         assertThat(this.effects.count("ok-1", "reservarEstoque")).isEqualTo(1);
         assertThat(this.effects.count("ok-1", "cobrarCartao")).isEqualTo(1);
         assertThat(this.effects.count("ok-1", "confirmarPedido")).isEqualTo(1);
@@ -49,7 +49,7 @@ class ReplayTests extends SkailTestSupport {
 
         SkailExecution execution = awaitStatus("other-bean", ExecutionStatus.COMPLETED);
 
-        assertThat(execution.result().asInt()).isEqualTo(3);
+        assertThat(execution.result(int.class)).isEqualTo(3);
         assertStepNames(steps("other-bean"), "reservar", "confirmarPedido");
         assertThat(this.effects.count("other-bean", "reservar")).isEqualTo(1);
     }

@@ -29,7 +29,7 @@ class ResumeTests extends SkailTestSupport {
 
         assertThat(resumed.status()).isEqualTo(ExecutionStatus.PENDING);
         SkailExecution done = awaitStatus("resume-1", ExecutionStatus.COMPLETED);
-        assertThat(done.result().asString()).isEqualTo("PAID");
+        assertThat(done.result(String.class)).isEqualTo("PAID");
         assertThat(done.attempt()).isEqualTo(2);
         List<String> notes = this.effects.notes("resume-1");
         // "before" ran once; enviarPagamento: two attempts, then after the resume its attempts start over at 1

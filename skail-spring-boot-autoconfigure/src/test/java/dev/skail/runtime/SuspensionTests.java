@@ -15,7 +15,7 @@ class SuspensionTests extends SkailTestSupport {
 
         SkailExecution execution = awaitStatus("fail-2-swallow", ExecutionStatus.COMPLETED);
 
-        assertThat(execution.result().asString()).isEqualTo("APPROVED");
+        assertThat(execution.result(String.class)).isEqualTo("APPROVED");
         assertThat(this.effects.notes("fail-2-swallow")).isEmpty();
         assertThat(this.effects.count("fail-2-swallow", "cobrarCartao")).isEqualTo(3);
         assertThat(this.effects.count("fail-2-swallow", "reservarEstoque")).isEqualTo(1);

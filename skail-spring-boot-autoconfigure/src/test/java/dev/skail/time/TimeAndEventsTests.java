@@ -58,7 +58,7 @@ class TimeAndEventsTests {
         this.clock.advance(Duration.ofHours(1));
 
         SkailExecution done = this.await.status("delay-1", ExecutionStatus.COMPLETED);
-        assertThat(done.result().asString()).isEqualTo("charged");
+        assertThat(done.result(String.class)).isEqualTo("charged");
         assertThat(this.flows.runs("delay-1/reservar")).isEqualTo(1);
         assertThat(this.flows.runs("delay-1/cobrar")).isEqualTo(1);
         assertThat(this.client.history("delay-1").steps()).extracting(SkailStep::status)
@@ -73,11 +73,11 @@ class TimeAndEventsTests {
         this.client.fire("event-1", "aprovacao", new TimeFlows.Aprovacao("maria", true));
 
         SkailExecution done = this.await.status("event-1", ExecutionStatus.COMPLETED);
-        assertThat(done.result().asString()).isEqualTo("maria:true");
+        assertThat(done.result(String.class)).isEqualTo("maria:true");
         SkailStep wait = this.client.history("event-1").steps().get(1);
         assertThat(wait.kind()).isEqualTo("EVENT");
         assertThat(wait.name()).isEqualTo("aprovacao");
-        assertThat(wait.result().get("payload").get("aprovador").asString()).isEqualTo("maria");
+        assertThat(wait.result(java.util.Map.class).get("payload")).isEqualTo(java.util.Map.of("aprovador", "maria", "aprovado", true));
         assertThat(this.flows.runs("event-1/reservar")).isEqualTo(1);
     }
 
@@ -90,7 +90,7 @@ class TimeAndEventsTests {
 
         SkailExecution done = this.await.status("event-early", ExecutionStatus.COMPLETED);
 
-        assertThat(done.result().toString()).isEqualTo("[\"first\",\"second\",\"third\"]");
+        assertThat(done.result()).isEqualTo("[\"first\",\"second\",\"third\"]");
     }
 
     @Test
@@ -103,7 +103,7 @@ class TimeAndEventsTests {
         this.client.fire("event-order", "item", "b");
         this.client.fire("event-order", "item", "c");
 
-        assertThat(this.await.status("event-order", ExecutionStatus.COMPLETED).result().toString())
+        assertThat(this.await.status("event-order", ExecutionStatus.COMPLETED).result())
             .isEqualTo("[\"a\",\"b\",\"c\"]");
     }
 
@@ -116,7 +116,7 @@ class TimeAndEventsTests {
         this.runtime.fire("vendas", "v1.0.0", "event-dedupe", "item", "\"b\"", "key-b");
         this.client.fire("event-dedupe", "item", "c");
 
-        assertThat(this.await.status("event-dedupe", ExecutionStatus.COMPLETED).result().toString())
+        assertThat(this.await.status("event-dedupe", ExecutionStatus.COMPLETED).result())
             .isEqualTo("[\"a\",\"b\",\"c\"]");
     }
 
@@ -130,7 +130,7 @@ class TimeAndEventsTests {
 
         this.clock.advance(Duration.ofDays(7));
 
-        assertThat(this.await.status("event-timeout", ExecutionStatus.COMPLETED).result().asString())
+        assertThat(this.await.status("event-timeout", ExecutionStatus.COMPLETED).result(String.class))
             .isEqualTo("expired");
     }
 
@@ -142,7 +142,7 @@ class TimeAndEventsTests {
 
         this.client.fire("event-in-time", "aprovacao", new TimeFlows.Aprovacao("joao", true));
 
-        assertThat(this.await.status("event-in-time", ExecutionStatus.COMPLETED).result().asString())
+        assertThat(this.await.status("event-in-time", ExecutionStatus.COMPLETED).result(String.class))
             .isEqualTo("approved by joao");
     }
 
@@ -168,11 +168,11 @@ class TimeAndEventsTests {
         SkailExecution done = this.await.status("parallel-1", ExecutionStatus.COMPLETED);
 
         // the barrier opens only when both commands are inside it at once: they overlapped
-        assertThat(done.result().asString()).isEqualTo("ab");
+        assertThat(done.result(String.class)).isEqualTo("ab");
         List<SkailStep> steps = this.client.history("parallel-1").steps();
         assertThat(steps).extracting(SkailStep::name).containsExactly("esperarOutro", "esperarOutro", "depois");
-        assertThat(steps.get(0).arguments().get(0).asString()).isEqualTo("a");
-        assertThat(steps.get(1).arguments().get(0).asString()).isEqualTo("b");
+        assertThat(steps.get(0).argument(0, String.class)).isEqualTo("a");
+        assertThat(steps.get(1).argument(0, String.class)).isEqualTo("b");
         // "depois" failed once: the replay returned both parallel steps from the history
         assertThat(this.flows.runs("parallel-1/esperarOutro-a")).isEqualTo(1);
         assertThat(this.flows.runs("parallel-1/esperarOutro-b")).isEqualTo(1);
@@ -184,7 +184,7 @@ class TimeAndEventsTests {
 
         SkailExecution done = this.await.status("parallel-retry", ExecutionStatus.COMPLETED);
 
-        assertThat(done.result().asString()).isEqualTo("arapido");
+        assertThat(done.result(String.class)).isEqualTo("arapido");
         assertThat(this.flows.runs("parallel-retry/falhaNaPrimeiraRodada")).isEqualTo(2);
         assertThat(this.flows.runs("parallel-retry/rapido")).isEqualTo(1);
         assertThat(done.attempt()).isEqualTo(2);
@@ -197,12 +197,12 @@ class TimeAndEventsTests {
 
         SkailExecution done = this.await.status("race-1", ExecutionStatus.COMPLETED);
 
-        assertThat(done.result().asString()).isEqualTo("rapido");
+        assertThat(done.result(String.class)).isEqualTo("rapido");
         // two deliveries (depois failed once), the same winner both times although both were done on replay
         assertThat(this.flows.notes("race-1")).containsExactly("winner rapido", "winner rapido");
         SkailStep whenAny = this.client.history("race-1").steps().get(2);
         assertThat(whenAny.kind()).isEqualTo("WHEN_ANY");
-        assertThat(whenAny.result().asInt()).isEqualTo(1);
+        assertThat(whenAny.result(int.class)).isEqualTo(1);
     }
 
     @Test
@@ -211,7 +211,7 @@ class TimeAndEventsTests {
 
         SkailExecution done = this.await.status("parent-1", ExecutionStatus.COMPLETED);
 
-        assertThat(done.result().asString()).isEqualTo("parent got child did parent-1-item");
+        assertThat(done.result(String.class)).isEqualTo("parent got child did parent-1-item");
         SkailHistory parent = this.client.history("parent-1");
         SkailStep childStep = parent.steps().get(1);
         assertThat(childStep.kind()).isEqualTo("CHILD");
@@ -230,7 +230,7 @@ class TimeAndEventsTests {
 
         SkailExecution done = this.await.status("parent-2", ExecutionStatus.COMPLETED);
 
-        assertThat(done.result().asString())
+        assertThat(done.result(String.class))
             .isEqualTo("parent caught IllegalStateException: child failed for parent-2");
         assertThat(this.client.find("parent-2:0").orElseThrow().status()).isEqualTo(ExecutionStatus.FAILED);
         assertThat(this.client.history("parent-2").steps().get(0).status()).isEqualTo("FAILED");
@@ -260,7 +260,7 @@ class TimeAndEventsTests {
         List<String> seen = this.flows.notes("stamp-1");
         assertThat(seen).hasSize(2);
         assertThat(seen.get(1)).isEqualTo(seen.get(0));
-        assertThat(seen.get(0)).endsWith(done.result().asString());
+        assertThat(seen.get(0)).endsWith(done.result(String.class));
         assertThat(this.client.history("stamp-1").steps()).extracting(SkailStep::kind)
             .containsExactly("NOW", "UUID", "COMMAND");
     }

@@ -1,10 +1,13 @@
 package dev.skail.web;
 
+import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.List;
 
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailClient;
 import dev.skail.runtime.Effects;
+import dev.skail.runtime.ExactValueFlows;
 import dev.skail.runtime.TestApplication;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -27,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The Monitor in a real headless Chromium (Debian's chromium and chromium-driver, installed by bin/test): a failed
  * execution is shown with its exception and resumed with the button; everything shown is text, never markup.
  */
-@SpringBootTest(classes = TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+@SpringBootTest(classes = { TestApplication.class, ExactValueFlows.class, ExactValueFlows.Seen.class },
+        webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "skail.workload=vendas:v1.0.0",
                 "skail.store.url=jdbc:h2:mem:skail-${random.uuid};DB_CLOSE_DELAY=-1", "skail.retry.backoff.initial=0ms",
                 "skail.retry.backoff.max=0ms", "skail.worker.poll-interval=20ms" })
@@ -104,6 +108,22 @@ class MonitorBrowserTests {
         assertThat(textOf(By.id("timeline"))).contains(XSS);
         assertThat(browser.findElements(By.cssSelector("#detail-view img, #detail-view script"))).isEmpty();
         assertThat(((JavascriptExecutor) browser).executeScript("return window.__xss === undefined")).isEqualTo(true);
+    }
+
+    @Test
+    void amountsAreShownAsRecordedWithTheirScale() {
+        this.client.trigger("somarItens", "monitor-amounts", List.of(
+                new ExactValueFlows.Item("SKU-1", 2, new BigDecimal("75.00")),
+                new ExactValueFlows.Item("SKU-2", 1, new BigDecimal("12345678901234567.89"))));
+        awaitStatus("monitor-amounts", ExecutionStatus.COMPLETED);
+
+        browser.get("http://localhost:" + this.port + "/skail#monitor-amounts");
+        waitForText(By.id("detail-status"), "COMPLETED");
+
+        assertThat(textOf(By.id("detail-arguments"))).contains("\"preco\": 75.00")
+            .contains("\"preco\": 12345678901234567.89");
+        assertThat(textOf(By.id("detail-outcome"))).isEqualTo("12345678901234717.89");
+        assertThat(textOf(By.cssSelector("#detail-summary"))).contains("Attempt\n1");
     }
 
     @Test

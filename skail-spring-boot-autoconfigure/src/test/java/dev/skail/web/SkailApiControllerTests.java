@@ -67,7 +67,7 @@ class SkailApiControllerTests {
         assertThat(post("/trigger/vendas/v1.0.0/processarPedido/web-bare", "\"web-bare\"").statusCode()).isEqualTo(202);
 
         awaitCompleted("web-bare");
-        assertThat(this.client.find("web-bare").orElseThrow().arguments().toString()).isEqualTo("[\"web-bare\"]");
+        assertThat(this.client.find("web-bare").orElseThrow().arguments()).isEqualTo("[\"web-bare\"]");
     }
 
     @Test
@@ -93,7 +93,7 @@ class SkailApiControllerTests {
 
         assertProblem(conflict, 409, "already exists");
         assertProblem(otherFunction, 409, "already exists");
-        assertThat(this.client.find("web-conflict").orElseThrow().arguments().toString()).isEqualTo("[\"SKU\",2]");
+        assertThat(this.client.find("web-conflict").orElseThrow().arguments()).isEqualTo("[\"SKU\",2]");
     }
 
     static Stream<Arguments> badInput() {
@@ -142,7 +142,7 @@ class SkailApiControllerTests {
 
         assertThat(fired.statusCode()).isEqualTo(202);
         awaitCompleted("fire-1");
-        assertThat(this.client.find("fire-1").orElseThrow().result().asString()).isEqualTo("approved by maria");
+        assertThat(this.client.find("fire-1").orElseThrow().result(String.class)).isEqualTo("approved by maria");
     }
 
     @Test

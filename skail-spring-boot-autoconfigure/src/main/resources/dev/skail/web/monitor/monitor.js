@@ -43,13 +43,28 @@ function json(value) {
     return value === null || value === undefined ? '' : JSON.stringify(value, null, 2);
 }
 
+// The API's answer parsed with every number that a JavaScript number would change (150.00, 12345678901234567.89)
+// kept as its JSON text, so that arguments and results show as recorded: JSON.stringify writes JSON.rawJSON back
+// verbatim. A browser without JSON.parse source text access (Chrome 114, Firefox 135 and later have it) shows the
+// number as JavaScript reads it.
+function parseExact(text) {
+    const exact = typeof JSON.rawJSON === 'function';
+    return JSON.parse(text, function (key, value, context) {
+        if (exact && typeof value === 'number' && context && typeof context.source === 'string'
+                && context.source !== String(value)) {
+            return JSON.rawJSON(context.source);
+        }
+        return value;
+    });
+}
+
 async function api(path, options) {
     const request = Object.assign({}, options || {});
     // skail's own header: POSTs without it (or JSON) are refused, so that no other site can forge them
     request.headers = Object.assign({ 'Accept': 'application/json', 'X-Skail-Request': 'monitor' },
         request.headers || {});
     const response = await fetch(root + path.replace(/^\//, ''), request);
-    const body = response.status === 204 ? null : await response.json().catch(() => null);
+    const body = response.status === 204 ? null : await response.text().then(parseExact).catch(() => null);
     if (!response.ok) {
         throw new Error((body && (body.detail || body.title)) || ('HTTP ' + response.status));
     }
