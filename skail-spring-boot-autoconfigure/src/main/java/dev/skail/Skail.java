@@ -23,9 +23,9 @@ public final class Skail {
 
     /**
      * Hibernates the execution for this long. The delay is recorded; no thread waits; the execution wakes when it is
-     * due, also after a restart; on replay a delay that is due returns at once. The duration is not part of the
-     * step's identity: a delay already recorded keeps the due time it recorded, whatever duration the code asks for
-     * now (the same holds for the timeout of {@link #waitForEvent(String, Class, Duration)}).
+     * due, also after a restart; on replay a delay that is due returns at once. The duration is part of the step:
+     * a replay that asks for another duration is a divergence (so is another timeout of
+     * {@link #waitForEvent(String, Class, Duration)}).
      */
     public static void delay(Duration duration) {
         CurrentExecution.delay(duration);

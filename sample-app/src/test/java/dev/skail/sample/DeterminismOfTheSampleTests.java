@@ -1,14 +1,14 @@
 package dev.skail.sample;
 
+import java.lang.reflect.Method;
 import java.util.List;
+import java.util.stream.Stream;
 
+import dev.skail.SkailFunction;
 import dev.skail.analyzer.DeterminismAnalyzer;
 import dev.skail.analyzer.Finding;
-import dev.skail.runtime.FunctionDefinition;
-import dev.skail.runtime.SkailRuntime;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,17 +17,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(properties = "skail.store.url=jdbc:h2:mem:sample-analyzer;DB_CLOSE_DELAY=-1")
 class DeterminismOfTheSampleTests {
 
-    @Autowired
-    SkailRuntime runtime;
-
     @Test
     void sampleFunctionsHaveNoFinding() {
-        List<FunctionDefinition> functions = List.copyOf(this.runtime.catalog().functions());
-        assertThat(functions).extracting(FunctionDefinition::name)
+        List<Method> functions = Stream.of(Pedidos.class, Lembretes.class)
+            .flatMap((type) -> Stream.of(type.getDeclaredMethods()))
+            .filter((method) -> method.isAnnotationPresent(SkailFunction.class))
+            .toList();
+        assertThat(functions).extracting(Method::getName)
             .contains("processarPedido", "enviarLembrete", "enviarLembreteLendoRelogio");
 
-        List<Finding> findings = new DeterminismAnalyzer()
-            .analyze(functions.stream().map((function) -> function.step().method()).toList());
+        List<Finding> findings = new DeterminismAnalyzer().analyze(functions);
 
         assertThat(findings).isEmpty();
     }

@@ -9,9 +9,9 @@ import dev.skail.platform.StepRow;
 
 /**
  * {@code Skail.delay} as a step (S6): recorded with the time it is due; the execution hibernates until then, with no
- * thread waiting; a replay that reaches a due delay goes on at once. The duration is not part of the step's identity
- * (nor is an event wait's timeout): a delay recorded with one duration is replayed with the due time it recorded,
- * whatever duration the code asks for now.
+ * thread waiting; a replay that reaches a due delay goes on at once. The duration is part of the step's identity, as
+ * an event wait's timeout is (skail's "Determinismo e replay": a replay that asks for another duration does not
+ * match the recorded step, S10).
  */
 final class DelayStep {
 
@@ -26,14 +26,16 @@ final class DelayStep {
     void delay(Duration duration) {
         this.delivery.checkRunnable();
         int position = this.delivery.position();
-        StepRow recorded = this.delivery.expect(position, StepRow.DELAY, NAME, null, "Skail.delay(" + duration + ")");
+        String arguments = "[" + duration.toMillis() + "]";
+        StepRow recorded = this.delivery.expect(position, StepRow.DELAY, NAME, arguments,
+                "Skail.delay(" + duration + ")");
         long now = this.delivery.millis();
         if (recorded == null) {
             this.delivery.requireRecording(position, NAME);
             long due = now + duration.toMillis();
             boolean elapsed = due <= now;
             StepRow step = new StepRow(this.delivery.taskId(), position, StepRow.DELAY, NAME,
-                    "[" + duration.toMillis() + "]", elapsed ? StepRow.COMPLETED : StepRow.PENDING, Long.toString(due),
+                    arguments, elapsed ? StepRow.COMPLETED : StepRow.PENDING, Long.toString(due),
                     null, this.delivery.key(position), this.delivery.execution.attempt(), now, now, null);
             this.delivery.writer.step(step, null, now);
             if (!elapsed) {

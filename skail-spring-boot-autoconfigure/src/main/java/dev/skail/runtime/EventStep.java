@@ -13,7 +13,8 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * {@code Skail.waitForEvent} as a step (S7): the oldest kept event of the name is consumed and its payload recorded,
  * in one transaction; with none kept, the execution hibernates until one is fired (or the timeout passes, recorded
- * as such). The timeout is not part of the step's identity: the recorded due time holds on replay.
+ * as such). The timeout is part of the step's identity, as a delay's duration is: a replay that asks for another
+ * timeout (or none) does not match the recorded step (S10).
  */
 final class EventStep {
 
@@ -31,8 +32,8 @@ final class EventStep {
         this.delivery.checkRunnable();
         int position = this.delivery.position();
         String arguments = (timeout != null) ? "[" + timeout.toMillis() + "]" : "[]";
-        StepRow recorded = this.delivery.expect(position, StepRow.EVENT, name, null,
-                "Skail.waitForEvent(\"" + name + "\")");
+        StepRow recorded = this.delivery.expect(position, StepRow.EVENT, name, arguments,
+                "Skail.waitForEvent(\"" + name + "\"" + ((timeout != null) ? ", " + timeout : "") + ")");
         if (recorded != null && !StepRow.PENDING.equals(recorded.status())) {
             return outcome(recorded, type);
         }

@@ -89,7 +89,8 @@ final class History {
 
     static String describe(StepRow step) {
         return step.kind() + " '" + step.name() + "'"
-                + (StepRow.WHEN_ANY.equals(step.kind()) ? " " + step.arguments() : "");
+                + ((StepRow.DELAY.equals(step.kind()) || StepRow.EVENT.equals(step.kind())
+                        || StepRow.WHEN_ANY.equals(step.kind())) ? " " + step.arguments() : "");
     }
 
     /** Notes that the failure recorded at {@code position} was thrown into the function. */

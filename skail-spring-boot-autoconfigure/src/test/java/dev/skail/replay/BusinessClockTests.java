@@ -38,7 +38,7 @@ class BusinessClockTests {
         SkailExecution execution = new SkailAwait(this.client, Duration.ofSeconds(20)).status("lembrete-1",
                 ExecutionStatus.COMPLETED);
 
-        Instant now = Instant.parse(execution.result().asText());
+        Instant now = execution.result(Instant.class);
         assertThat(now).isAfterOrEqualTo(before.plusMillis(300).minusMillis(5)).isBefore(Instant.now().plusSeconds(1));
     }
 

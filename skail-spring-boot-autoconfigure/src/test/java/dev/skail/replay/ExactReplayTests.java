@@ -7,6 +7,7 @@ import dev.skail.SkailAttempt;
 import dev.skail.SkailClient;
 import dev.skail.SkailExecution;
 import dev.skail.SkailHistory;
+import dev.skail.SkailNonDeterministicException;
 import dev.skail.SkailStep;
 import dev.skail.SkailUsageException;
 import dev.skail.test.SkailAwait;
@@ -70,7 +71,7 @@ class ExactReplayTests {
         this.clock.advance(Duration.ofMinutes(1));
 
         SkailExecution execution = this.await.status("pedido-2", ExecutionStatus.COMPLETED);
-        assertThat(execution.result().asText()).isEqualTo("reservado");
+        assertThat(execution.result(String.class)).isEqualTo("reservado");
         assertThat(this.flows.runs("reservarEstoque/pedido-2")).isEqualTo(1);
         SkailHistory history = this.client.history("pedido-2");
         assertThat(history.functionAttempts()).singleElement().satisfies((attempt) -> {
@@ -85,7 +86,7 @@ class ExactReplayTests {
 
         SkailExecution execution = this.await.status("itens-1", ExecutionStatus.COMPLETED);
 
-        assertThat(execution.result().asLong()).isEqualTo(999L * 1000 / 2);
+        assertThat(execution.result(Long.class)).isEqualTo(999L * 1000 / 2);
         assertThat(this.client.history("itens-1").steps()).hasSize(1000);
         assertThat(this.flows.asyncThreadsPeak()).isBetween(1, 8);
     }
@@ -103,17 +104,17 @@ class ExactReplayTests {
     }
 
     @Test
-    void delayWhoseDurationChangedKeepsItsRecordedDueTimeInsteadOfDiverging() {
+    void eventWaitWhoseTimeoutChangedDivergesAsADelayWhoseDurationChangedDoes() {
         this.flows.prazo = Duration.ofHours(1);
-        this.client.trigger("esperarPrazo", "pedido-4", "pedido-4");
+        this.client.trigger("aguardarPagamento", "pedido-4", "pedido-4");
         this.await.status("pedido-4", ExecutionStatus.WAITING);
 
-        this.flows.prazo = Duration.ofHours(2); // a new deployment asks for another duration
-        this.clock.advance(Duration.ofHours(1));
+        this.flows.prazo = Duration.ofHours(2); // a new deployment asks for another timeout
+        this.client.fire("pedido-4", "pagamento", "PIX-1");
 
-        SkailExecution execution = this.await.status("pedido-4", ExecutionStatus.COMPLETED);
-        assertThat(execution.result().asText()).isEqualTo("confirmado");
-        assertThat(this.flows.runs("confirmarPedido/pedido-4")).isEqualTo(1);
+        SkailExecution execution = this.await.status("pedido-4", ExecutionStatus.FAILED);
+        assertThat(execution.error().type()).isEqualTo(SkailNonDeterministicException.class.getName());
+        assertThat(execution.error().message()).contains("EVENT 'pagamento' [3600000]", "[7200000]");
     }
 
     @SpringBootConfiguration

@@ -137,6 +137,14 @@ public class ReplayFlows {
         return "confirmado";
     }
 
+    /** Waits for the payment at most as long as {@link #prazo} says at the time of the call. */
+    @SkailFunction
+    public String aguardarPagamento(String pedido) {
+        String pagamento = Skail.waitForEvent("pagamento", String.class, this.prazo).orElse("nenhum");
+        confirmarPedido(pedido);
+        return pagamento;
+    }
+
     /** A payment refused by the gateway. */
     public static class PagamentoRecusadoException extends RuntimeException {
 
