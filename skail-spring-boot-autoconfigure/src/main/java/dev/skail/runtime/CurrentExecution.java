@@ -22,7 +22,8 @@ public final class CurrentExecution {
 
     /** The context of the execution running on this thread, or {@code null} outside one. */
     public static @Nullable SkailContext context() {
-        return Delivery.current();
+        Delivery delivery = Delivery.current();
+        return (delivery != null) ? delivery.view() : null;
     }
 
     /** The context of the execution running on this thread; throws outside one. */
@@ -32,7 +33,7 @@ public final class CurrentExecution {
             throw new IllegalStateException("No skail execution is running on this thread: SkailContext is "
                     + "available inside a @SkailFunction and the @SkailCommand methods it calls");
         }
-        return delivery;
+        return delivery.view();
     }
 
     /** {@code Skail.delay}: outside an execution it does nothing. */

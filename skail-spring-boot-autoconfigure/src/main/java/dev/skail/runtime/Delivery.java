@@ -24,10 +24,10 @@ import org.jspecify.annotations.Nullable;
  * class of its kind ({@link CommandStep}, {@link DelayStep}, {@link EventStep}, {@link ChildStep},
  * {@link RecordedValues}, {@link ParallelSteps}) at the position the cursor gives it (S1). The delivery binds itself
  * to the threads that run the function's code, keeps the cursor, checks each recorded step against the one asked
- * for (S10), and collects in its {@link Stop} why it ends early. It is also what {@link SkailContext#current()}
- * answers.
+ * for (S10), and collects in its {@link Stop} why it ends early. {@link DeliveryView} is what
+ * {@link SkailContext#current()} answers.
  */
-final class Delivery implements SkailContext {
+final class Delivery {
 
     private static final ThreadLocal<Delivery> CURRENT = new ThreadLocal<>();
 
@@ -56,6 +56,8 @@ final class Delivery implements SkailContext {
     private final ChildStep children = new ChildStep(this);
 
     final ParallelSteps parallel = new ParallelSteps(this);
+
+    private final SkailContext view = new DeliveryView(this);
 
     private volatile boolean entered;
 
@@ -298,54 +300,24 @@ final class Delivery implements SkailContext {
         return (id.length() <= 128) ? id : "child-" + UUID.nameUUIDFromBytes(id.getBytes(StandardCharsets.UTF_8));
     }
 
-    // ---------------------------------------------------------------- SkailContext
+    // ---------------------------------------------------------------- identity
 
-    @Override
-    public String taskId() {
+    String taskId() {
         return this.execution.taskId();
     }
 
-    @Override
-    public String workload() {
-        return this.execution.workload();
-    }
-
-    @Override
-    public String version() {
-        return this.execution.version();
-    }
-
-    @Override
-    public String functionName() {
+    String functionName() {
         return this.execution.function();
     }
 
-    @Override
-    public int attempt() {
-        CommandScope scope = this.frame.get().command;
-        return (scope != null) ? scope.attempt() : this.execution.attempt();
+    /** What {@code SkailContext.current()} answers on the threads of this delivery. */
+    SkailContext view() {
+        return this.view;
     }
 
-    @Override
-    public boolean isReplaying() {
-        // the function's code is replaying up to where an earlier delivery got: a step it recorded or attempted
+    /** Whether the function's code is replaying: it has not yet got past where an earlier delivery got. */
+    boolean isReplaying() {
         return this.frame.get().command == null && this.nextPosition.get() <= this.history.lastReachedPosition();
-    }
-
-    @Override
-    public @Nullable String commandName() {
-        CommandScope scope = this.frame.get().command;
-        return (scope != null) ? scope.step().name() : null;
-    }
-
-    @Override
-    public String idempotencyKey() {
-        CommandScope scope = this.frame.get().command;
-        if (scope == null) {
-            throw new IllegalStateException("An idempotency key belongs to a command step: call "
-                    + "SkailContext.current().idempotencyKey() inside a @SkailCommand");
-        }
-        return scope.key();
     }
 
     /** The call of an annotated method, to go on with. */

@@ -1,14 +1,9 @@
 package dev.skail.runtime;
 
-import java.lang.reflect.Type;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -17,24 +12,19 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import dev.skail.ExecutionStatus;
-import dev.skail.SkailAttempt;
 import dev.skail.SkailConflictException;
 import dev.skail.SkailError;
 import dev.skail.SkailExecution;
 import dev.skail.SkailHistory;
 import dev.skail.SkailInvalidRequestException;
 import dev.skail.SkailNotFoundException;
-import dev.skail.SkailStep;
-import dev.skail.platform.AttemptRow;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
-import dev.skail.platform.StepRow;
 import dev.skail.platform.StoredHistory;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
 
@@ -77,6 +67,10 @@ public class SkailRuntime {
 
     private final ExceptionCodec exceptions;
 
+    private final FunctionArguments arguments;
+
+    private final ExecutionViews views;
+
     private final ThreadPoolExecutor asyncExecutor;
 
     public SkailRuntime(ExecutionStore store, Supplier<SkailCatalog> catalog, BeanFactory beanFactory, SkailJson json,
@@ -90,6 +84,8 @@ public class SkailRuntime {
     public SkailRuntime(ExecutionStore store, Supplier<SkailCatalog> catalog, BeanFactory beanFactory, SkailJson json,
             Clock clock, RuntimeSettings settings, ExceptionCodec exceptions) {
         this.exceptions = exceptions;
+        this.arguments = new FunctionArguments(json);
+        this.views = new ExecutionViews(json);
         this.store = store;
         this.catalog = catalog;
         this.beanFactory = beanFactory;
@@ -187,8 +183,8 @@ public class SkailRuntime {
             throw new SkailInvalidRequestException("Invalid id '" + taskId + "': use 1 to 128 letters, digits and "
                     + "'.', '_', '-', ':', '@', starting with a letter or digit");
         }
-        ArrayNode positional = positional(definition, arguments);
-        decode(definition, positional);
+        ArrayNode positional = this.arguments.positional(definition, arguments);
+        this.arguments.decode(definition, positional);
         long now = this.clock.millis();
         ExecutionRow row = new ExecutionRow(taskId, workload, version, function, this.json.write(positional),
                 ExecutionStatus.PENDING, null, null, 1, 0, now, now, now, null);
@@ -218,60 +214,7 @@ public class SkailRuntime {
     public ArrayNode encode(String function, Object[] arguments) {
         FunctionDefinition definition = catalog().function(function)
             .orElseThrow(() -> new SkailNotFoundException("Unknown function '" + function + "'"));
-        ArrayNode array = this.json.mapper().createArrayNode();
-        for (Object argument : arguments) {
-            array.add(this.json.tree(argument));
-        }
-        return positional(definition, array);
-    }
-
-    private ArrayNode positional(FunctionDefinition definition, JsonNode arguments) {
-        Type[] types = definition.step().method().getGenericParameterTypes();
-        ArrayNode array;
-        if (arguments.isMissingNode() || arguments.isNull() && types.length != 1) {
-            array = this.json.mapper().createArrayNode();
-        }
-        else if (types.length == 1 && !isPositionalFor(arguments, types[0])) {
-            array = this.json.mapper().createArrayNode().add(arguments);
-        }
-        else if (arguments.isArray()) {
-            array = (ArrayNode) arguments;
-        }
-        else {
-            throw new SkailInvalidRequestException("Function '" + definition.name() + "' takes " + types.length
-                    + " arguments: send them as a JSON array");
-        }
-        if (array.size() != types.length) {
-            throw new SkailInvalidRequestException("Function '" + definition.name() + "' takes " + types.length
-                    + " argument(s), but " + array.size() + " were given");
-        }
-        return array;
-    }
-
-    private boolean isPositionalFor(JsonNode arguments, Type type) {
-        if (!arguments.isArray()) {
-            return false;
-        }
-        // a one-parameter function whose parameter is itself an array or collection: [[1, 2]] is positional,
-        // [1, 2] is the bare value
-        boolean collection = this.json.mapper().constructType(type).isContainerType()
-                && !this.json.mapper().constructType(type).isMapLikeType();
-        return !collection || (arguments.size() == 1 && arguments.get(0).isArray());
-    }
-
-    private Object[] decode(FunctionDefinition definition, JsonNode array) {
-        Type[] types = definition.step().method().getGenericParameterTypes();
-        Object[] values = new Object[types.length];
-        for (int i = 0; i < types.length; i++) {
-            try {
-                values[i] = this.json.convert(array.get(i), types[i]);
-            }
-            catch (JacksonException | IllegalArgumentException ex) {
-                throw new SkailInvalidRequestException("Argument " + i + " of function '" + definition.name()
-                        + "' is not a valid " + types[i].getTypeName() + ": " + ((ex instanceof JacksonException jackson) ? jackson.getOriginalMessage() : ex.getMessage()), ex);
-            }
-        }
-        return values;
+        return this.arguments.encode(definition, arguments);
     }
 
     /** Runs one delivery of the execution this lease holds. */
@@ -281,7 +224,7 @@ public class SkailRuntime {
 
     /** The arguments an execution was triggered with, decoded with the function's declared parameter types. */
     Object[] decodeArguments(FunctionDefinition definition, String argumentsJson) {
-        return decode(definition, this.json.parse(argumentsJson));
+        return this.arguments.decode(definition, this.json.parse(argumentsJson));
     }
 
     Object bean(String name) {
@@ -315,49 +258,11 @@ public class SkailRuntime {
     public SkailHistory history(String taskId) {
         StoredHistory history = this.store.history(taskId)
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
-        Map<Integer, List<AttemptRow>> attemptsByPosition = new TreeMap<>();
-        for (AttemptRow attempt : history.attempts()) {
-            attemptsByPosition.computeIfAbsent(attempt.position(), (position) -> new ArrayList<>()).add(attempt);
-        }
-        Map<Integer, SkailStep> steps = new TreeMap<>();
-        for (StepRow step : history.steps()) {
-            steps.put(step.position(), new SkailStep(step.position(), step.kind(), step.name(),
-                    step.arguments(), step.status(),
-                    step.result(), this.json.readError(step.error()),
-                    step.idempotencyKey(), Instant.ofEpochMilli(step.startedAt()),
-                    StepRow.PENDING.equals(step.status()) ? null : Instant.ofEpochMilli(step.completedAt()),
-                    attemptViews(attemptsByPosition.getOrDefault(step.position(), List.of())), step.childTaskId()));
-        }
-        attemptsByPosition.forEach((position, attempts) -> {
-            if (position != AttemptRow.FUNCTION_POSITION && !steps.containsKey(position)) {
-                // attempts made, no outcome recorded yet: the step is being retried
-                AttemptRow last = attempts.get(attempts.size() - 1);
-                steps.put(position, new SkailStep(position, StepRow.COMMAND, last.name(), "null",
-                        SkailStep.RETRYING, null, this.json.readError(last.error()),
-                        Delivery.idempotencyKey(taskId, position),
-                        Instant.ofEpochMilli(attempts.get(0).startedAt()), null, attemptViews(attempts), null));
-            }
-        });
-        return new SkailHistory(view(history.execution()), List.copyOf(steps.values()),
-                attemptViews(attemptsByPosition.getOrDefault(AttemptRow.FUNCTION_POSITION, List.of())));
-    }
-
-    private List<SkailAttempt> attemptViews(List<AttemptRow> rows) {
-        return rows.stream().map(this::attemptView).toList();
-    }
-
-    private SkailAttempt attemptView(AttemptRow row) {
-        return new SkailAttempt(row.number(), row.functionAttempt(), Instant.ofEpochMilli(row.startedAt()),
-                Instant.ofEpochMilli(row.endedAt()), row.outcome(), this.json.readError(row.error()), row.decision(),
-                (row.backoffMillis() != null) ? Duration.ofMillis(row.backoffMillis()) : null);
+        return this.views.history(history);
     }
 
     public SkailExecution view(ExecutionRow row) {
-        return new SkailExecution(row.taskId(), row.workload(), row.version(), row.function(), row.status(),
-                row.arguments(), row.result(),
-                this.json.readError(row.error()), row.attempt(), Instant.ofEpochMilli(row.createdAt()),
-                Instant.ofEpochMilli(row.updatedAt()),
-                (row.nextRunAt() != null) ? Instant.ofEpochMilli(row.nextRunAt()) : null, row.parentTaskId());
+        return this.views.execution(row);
     }
 
     /**
