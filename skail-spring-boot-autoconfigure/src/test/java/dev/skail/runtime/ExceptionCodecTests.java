@@ -323,7 +323,7 @@ class ExceptionCodecTests {
 
     @Test
     void aSerializedFormBeyondTheLimitIsNotRecorded() {
-        byte[] body = new byte[ExceptionCodec.MAX_BYTES];
+        byte[] body = new byte[ExceptionStreams.MAX_BYTES];
         HttpServerErrorException original = HttpServerErrorException.create(HttpStatus.BAD_GATEWAY, "Bad Gateway",
                 HttpHeaders.EMPTY, body, UTF_8);
 
