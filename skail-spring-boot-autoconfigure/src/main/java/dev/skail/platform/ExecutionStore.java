@@ -93,11 +93,11 @@ public interface ExecutionStore {
     }
 
     /**
-     * Records the function's failed attempt; drops the failed command steps whose exception left the function
-     * ({@code escaped} positions) and those at the end of the history, so that their commands run their attempts
-     * again; counts a redelivery and makes the execution PENDING at {@code nextRunAt}.
+     * Records the function's failed attempt; drops the failed command steps at the {@code dropped} positions (the
+     * runtime decides which: those the function did not go past), so that their commands run their attempts again;
+     * counts a redelivery and makes the execution PENDING at {@code nextRunAt}.
      */
-    void scheduleFunctionRetry(Lease lease, AttemptRow attempt, Set<Integer> escaped, long nextRunAt, long now);
+    void scheduleFunctionRetry(Lease lease, AttemptRow attempt, Set<Integer> dropped, long nextRunAt, long now);
 
     /** Marks the execution COMPLETED, and wakes its parent if it has one. */
     void complete(Lease lease, @Nullable String resultJson, long now);

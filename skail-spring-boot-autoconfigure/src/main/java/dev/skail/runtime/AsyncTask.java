@@ -50,6 +50,18 @@ final class AsyncTask<T> implements SkailTask<T> {
         }
     }
 
+    /** The step never ran (the runtime stopped first): the delivery is abandoned, nothing is counted. */
+    void abandon() {
+        if (this.delivery != null) {
+            this.delivery.stop.abandon(new IllegalStateException("the runtime stopped before an async step ran"));
+        }
+        settle(null, null, true, 0);
+    }
+
+    @Nullable Throwable failure() {
+        return this.failure;
+    }
+
     boolean suspended() {
         return this.suspended;
     }

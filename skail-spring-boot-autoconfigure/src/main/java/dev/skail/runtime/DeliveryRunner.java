@@ -46,8 +46,9 @@ final class DeliveryRunner {
         try {
             history = this.store.history(lease.taskId()).orElse(null);
         }
-        catch (StoreUnavailableException | StoreStatementException ex) {
-            // nothing ran: give the execution back at once rather than leave it for a whole lease
+        catch (StoreUnavailableException ex) {
+            // nothing ran: give the execution back at once rather than leave it for a whole lease (a statement the
+            // store refuses is left to the lease, so that a row it cannot read is not claimed again at every poll)
             logger.warn("skail could not read the history of '" + lease.taskId() + "'; given back: " + ex.getMessage());
             safely(() -> this.store.release(lease, platformMillis()));
             return;
@@ -125,7 +126,7 @@ final class DeliveryRunner {
                         + "around steps (catch Exception, or rethrow Errors)"));
             }
             else {
-                if (failure != null && !(failure instanceof Suspension)) {
+                if (failure != null && !(failure instanceof Suspension) && stop.thrownIntoFunction() != null) {
                     logger.error("skail function '" + definition.name() + "' of execution '" + lease.taskId()
                             + "' went on after the runtime suspended it (" + stop.reason() + "); it must not catch "
                             + "Throwable or Error around steps. What it did after that point was not recorded");
@@ -171,7 +172,7 @@ final class DeliveryRunner {
                 decision.decision());
         if (decision.retry()) {
             long backoff = (decision.backoffMillis() != null) ? decision.backoffMillis() : 0;
-            Set<Integer> dropped = delivery.history.droppableFailures(failure);
+            Set<Integer> dropped = delivery.history.failuresToDrop();
             safely(() -> this.store.scheduleFunctionRetry(lease, attempt, dropped, now + backoff, now));
             logger.info("skail function '" + definition.name() + "' of execution '" + lease.taskId() + "' failed ("
                     + failure + "); redelivery " + retry + " of " + definition.step().retryCount() + " in " + backoff

@@ -34,6 +34,9 @@ final class History {
     /** For each failure thrown into the function: the first position the function could reach after seeing it. */
     private final Map<Throwable, Integer> seenAt = Collections.synchronizedMap(new IdentityHashMap<>());
 
+    /** The positions of the failed command steps this delivery recorded. */
+    private final Set<Integer> failedNow = ConcurrentHashMap.newKeySet();
+
     History(StoredHistory history) {
         int last = -1;
         for (StepRow step : history.steps()) {
@@ -58,6 +61,9 @@ final class History {
 
     void put(StepRow step) {
         this.steps.put(step.position(), step);
+        if (StepRow.FAILED.equals(step.status()) && StepRow.COMMAND.equals(step.kind())) {
+            this.failedNow.add(step.position());
+        }
     }
 
     /** How many attempts of the step at this position the current function attempt has made already. */
@@ -106,17 +112,31 @@ final class History {
     }
 
     /**
-     * The failed command steps a function retry drops, so that their commands run their attempts again (S5): those
-     * whose exception left the function (itself or as a cause), provided the function recorded nothing after seeing
-     * it. A failure the function reacted to (it compensated, then rethrew) stays: the replay follows the recorded
-     * failure path, and the command never runs again (S2).
+     * The failed command steps a function retry drops, so that their commands run their attempts again (S5): a
+     * failure the function saw, provided it recorded nothing after seeing it (judged on the history as it stands,
+     * before anything is dropped), and a failure this delivery recorded that the function never saw (an async step
+     * it did not await). A failure the function reacted to (it compensated, then rethrew) stays: the replay follows
+     * the recorded failure path, and the command never runs again (S2). So does a failure recorded by an earlier
+     * delivery that this one did not reach.
      */
-    Set<Integer> droppableFailures(Throwable failure) {
+    Set<Integer> failuresToDrop() {
+        Map<Integer, Integer> seenFrom = new java.util.HashMap<>();
+        synchronized (this.thrown) {
+            this.thrown.forEach((failure, position) -> {
+                Integer seen = this.seenAt.get(failure);
+                if (seen != null) {
+                    seenFrom.merge(position, seen, Math::min);
+                }
+            });
+        }
         Set<Integer> positions = new TreeSet<>();
-        for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-            Integer position = this.thrown.get(cause);
-            if (position != null && !recordedFrom(this.seenAt.getOrDefault(cause, position + 1))) {
-                positions.add(position);
+        for (StepRow step : this.steps.values()) {
+            if (!StepRow.FAILED.equals(step.status()) || !StepRow.COMMAND.equals(step.kind())) {
+                continue;
+            }
+            Integer seen = seenFrom.get(step.position());
+            if ((seen != null) ? !recordedFrom(seen) : this.failedNow.contains(step.position())) {
+                positions.add(step.position());
             }
         }
         return positions;

@@ -43,7 +43,7 @@ final class ParallelSteps {
             return task;
         }
         try {
-            this.delivery.runtime.asyncExecutor().execute(() -> {
+            this.delivery.runtime.asyncExecutor().execute(new Branch(task, () -> {
                 this.delivery.bind();
                 Logs.delivery(this.delivery.taskId(), this.delivery.functionName());
                 try {
@@ -53,7 +53,7 @@ final class ParallelSteps {
                     Logs.clear();
                     this.delivery.unbind();
                 }
-            });
+            }));
         }
         catch (RejectedExecutionException ex) {
             // the runtime is stopping: nothing of this step ran
@@ -100,6 +100,7 @@ final class ParallelSteps {
         if (recorded != null) {
             AsyncTask<?> first = (AsyncTask<?>) tasks[Integer.parseInt(Objects.requireNonNull(recorded.result()))];
             first.join();
+            chosen(first, position);
             return first;
         }
         this.delivery.requireRecording(position, "whenAny");
@@ -114,7 +115,16 @@ final class ParallelSteps {
                 StepRow.COMPLETED, Integer.toString(index), null, this.delivery.key(position),
                 this.delivery.execution.attempt(), now, now, null);
         this.delivery.writer.step(step, null, now);
+        chosen(first, position);
         return first;
+    }
+
+    /** A failed task chosen by {@code whenAny}: the function saw its failure there, and took a path on it. */
+    private void chosen(AsyncTask<?> first, int position) {
+        Throwable failure = first.failure();
+        if (failure != null) {
+            this.delivery.history.seen(failure, position);
+        }
     }
 
     /** Waits for the async steps still running, so that the delivery ends only when they have recorded. */
@@ -133,6 +143,29 @@ final class ParallelSteps {
         }
         for (SkailTask<?> task : tasks) {
             task.await();
+        }
+    }
+
+    /** An async step waiting for a thread of the pool; discarded at shutdown, it abandons its delivery. */
+    static final class Branch implements Runnable {
+
+        private final AsyncTask<?> task;
+
+        private final Runnable body;
+
+        Branch(AsyncTask<?> task, Runnable body) {
+            this.task = task;
+            this.body = body;
+        }
+
+        @Override
+        public void run() {
+            this.body.run();
+        }
+
+        /** The runtime stops before this step ran: the delivery is abandoned, and whoever waits for it goes on. */
+        void discard() {
+            this.task.abandon();
         }
     }
 }

@@ -329,7 +329,11 @@ public class SkailRuntime {
 
     /** Stops the threads of async steps. */
     public void close() {
-        this.asyncExecutor.shutdownNow();
+        for (Runnable queued : this.asyncExecutor.shutdownNow()) {
+            if (queued instanceof ParallelSteps.Branch branch) {
+                branch.discard();
+            }
+        }
     }
 
     public Map<String, Long> counts() {

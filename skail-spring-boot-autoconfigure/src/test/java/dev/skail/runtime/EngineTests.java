@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.skail.ExecutionStatus;
 import dev.skail.Skail;
 import dev.skail.SkailAttempt;
+import dev.skail.SkailTask;
 import dev.skail.SkailCommand;
 import dev.skail.SkailError;
 import dev.skail.SkailFunction;
@@ -237,6 +238,37 @@ class EngineTests {
             .containsOnly(PagamentoRecusadoException.class.getName());
         assertThat(harness.steps(PEDIDO)).extracting(StepRow::name, StepRow::status)
             .containsExactly(tuple("cobrarCartao", StepRow.FAILED), tuple("estornar", StepRow.COMPLETED));
+    }
+
+    @Test
+    void compensationThatFailsRunsAgainOnTheFunctionRetryButTheChargeItCompensatesNeverDoes() {
+        EngineHarness harness = start(new PedidoComEstornoInstavel(this.runs));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        // attempt 1: cobrarCartao refused (kept: the function reacted to it), estornar fails (dropped: nothing came
+        // after it); attempts 2 and 3 replay the refusal, estornar runs again once and is recorded
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.FAILED);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+        assertThat(this.runs.count("estornar")).isEqualTo(2);
+        assertThat(harness.error(PEDIDO).type()).isEqualTo(PagamentoRecusadoException.class.getName());
+        assertThat(harness.steps(PEDIDO)).extracting(StepRow::name, StepRow::status)
+            .containsExactly(tuple("cobrarCartao", StepRow.FAILED), tuple("estornar", StepRow.COMPLETED));
+    }
+
+    @Test
+    void asyncFailuresTheFunctionNeverAwaitedRunAgainOnItsRetry() {
+        EngineHarness harness = start(new PedidoEmParalelo(this.runs));
+
+        ExecutionRow execution = harness.runUntilQuiet(PEDIDO);
+
+        // reservarEstoque's failure left the function; cobrarCartao's failure was recorded but never awaited:
+        // both run again on the retry, while emitirNota, which completed, does not
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(2);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(2);
+        assertThat(this.runs.count("emitirNota")).isEqualTo(1);
+        assertThat(harness.result(PEDIDO, String.class)).isEqualTo("reservado, APROVADO");
     }
 
     @Test
@@ -672,6 +704,65 @@ class EngineTests {
         @SkailCommand
         public void confirmarPedido(String pedidoId) {
             this.runs.ran("confirmarPedido");
+        }
+    }
+
+    /** Compensates a refused charge, and the compensation itself fails once. */
+    public static class PedidoComEstornoInstavel extends PedidoComEstorno {
+
+        private final Runs runs;
+
+        PedidoComEstornoInstavel(Runs runs) {
+            super(runs);
+            this.runs = runs;
+        }
+
+        @Override
+        @SkailCommand(retryCount = 0)
+        public void estornar(String pedidoId, BigDecimal valor) {
+            if (this.runs.ran("estornar") == 1) {
+                throw new IllegalStateException("estoque fora do ar");
+            }
+        }
+    }
+
+    /** Three steps at once; the first two fail on their first run; the function awaits only the first two. */
+    public static class PedidoEmParalelo {
+
+        private final Runs runs;
+
+        PedidoEmParalelo(Runs runs) {
+            this.runs = runs;
+        }
+
+        @SkailFunction(retryCount = 1)
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            SkailTask<String> reserva = Skail.async(() -> reservarEstoque(pedidoId));
+            SkailTask<String> cobranca = Skail.async(() -> cobrarCartao(pedidoId, valor));
+            Skail.async(() -> emitirNota(pedidoId));
+            return reserva.await() + ", " + cobranca.await();
+        }
+
+        @SkailCommand(retryCount = 0)
+        public String reservarEstoque(String pedidoId) {
+            if (this.runs.ran("reservarEstoque") == 1) {
+                throw new IllegalStateException("estoque fora do ar");
+            }
+            return "reservado";
+        }
+
+        @SkailCommand(retryCount = 0)
+        public String cobrarCartao(String pedidoId, BigDecimal valor) {
+            if (this.runs.ran("cobrarCartao") == 1) {
+                throw new IllegalStateException("gateway fora do ar");
+            }
+            return "APROVADO";
+        }
+
+        @SkailCommand
+        public String emitirNota(String pedidoId) {
+            this.runs.ran("emitirNota");
+            return "nota";
         }
     }
 

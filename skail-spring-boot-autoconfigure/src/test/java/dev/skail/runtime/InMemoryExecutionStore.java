@@ -261,19 +261,18 @@ final class InMemoryExecutionStore implements ExecutionStore {
     }
 
     @Override
-    public synchronized void scheduleFunctionRetry(Lease lease, AttemptRow attempt, Set<Integer> escaped,
+    public synchronized void scheduleFunctionRetry(Lease lease, AttemptRow attempt, Set<Integer> dropped,
             long nextRunAt, long now) {
         transaction(() -> {
             requireLease(lease, now, now);
             insertAttempt(attempt);
             TreeMap<Integer, StepRow> recorded = stepsOf(lease.taskId());
-            for (Integer position : escaped) {
+            for (Integer position : dropped) {
                 StepRow step = recorded.get(position);
                 if (step != null && StepRow.FAILED.equals(step.status()) && StepRow.COMMAND.equals(step.kind())) {
                     recorded.remove(position);
                 }
             }
-            dropTrailingFailedSteps(lease.taskId());
             ExecutionRow row = this.executions.get(lease.taskId()).row();
             this.executions.put(lease.taskId(), released(new ExecutionRow(row.taskId(), row.workload(), row.version(),
                     row.function(), row.arguments(), ExecutionStatus.PENDING, row.result(), row.error(),
@@ -282,10 +281,10 @@ final class InMemoryExecutionStore implements ExecutionStore {
         });
     }
 
-    /** Only commands: a failed child stays failed (its own retries are spent), and so does what follows it. */
-    private void dropTrailingFailedSteps(String taskId) {
+    /** As the JDBC store: only the last step, when it is a failed command. */
+    private void dropLastFailedCommand(String taskId) {
         TreeMap<Integer, StepRow> recorded = stepsOf(taskId);
-        while (!recorded.isEmpty() && StepRow.FAILED.equals(recorded.lastEntry().getValue().status())
+        if (!recorded.isEmpty() && StepRow.FAILED.equals(recorded.lastEntry().getValue().status())
                 && StepRow.COMMAND.equals(recorded.lastEntry().getValue().kind())) {
             recorded.pollLastEntry();
         }
@@ -343,7 +342,7 @@ final class InMemoryExecutionStore implements ExecutionStore {
         this.executions.put(taskId, released(new ExecutionRow(row.taskId(), row.workload(), row.version(),
                 row.function(), row.arguments(), ExecutionStatus.PENDING, row.result(), null, row.attempt() + 1, 0,
                 now, row.createdAt(), now, row.parentTaskId())));
-        dropTrailingFailedSteps(taskId);
+        dropLastFailedCommand(taskId);
         return true;
     }
 

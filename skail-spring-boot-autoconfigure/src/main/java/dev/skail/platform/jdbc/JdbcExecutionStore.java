@@ -465,16 +465,15 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
-    public void scheduleFunctionRetry(Lease lease, AttemptRow attempt, Set<Integer> escaped, long nextRunAt,
+    public void scheduleFunctionRetry(Lease lease, AttemptRow attempt, Set<Integer> dropped, long nextRunAt,
             long now) {
         this.retry.run("schedule a function retry of " + lease.taskId(), () -> inTransaction(connection -> {
             requireLease(connection, lease, now, now);
             insertAttempt(connection, attempt);
-            for (Integer position : escaped) {
+            for (Integer position : dropped) {
                 update(connection, "DELETE FROM skail_step WHERE task_id = ? AND position = ? AND status = 'FAILED' "
                         + "AND kind = 'COMMAND'", lease.taskId(), position);
             }
-            dropTrailingFailedSteps(connection, lease.taskId());
             update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
                     + "attempt = attempt + 1, retries_used = retries_used + 1, "
                     + "lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?", nextRunAt, now,
@@ -483,13 +482,17 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }));
     }
 
-    private void dropTrailingFailedSteps(Connection connection, String taskId) throws SQLException {
+    /**
+     * Drops the last step when it is a failed command, so that a resume runs its attempts again. Only that one: a
+     * failed command before it (a compensation that failed after a failed charge) stays, or the charge would run
+     * again after its compensation; a failed child stays failed (its own retries are spent).
+     */
+    private void dropLastFailedCommand(Connection connection, String taskId) throws SQLException {
         List<StepRow> steps = steps(connection, taskId);
-        // only commands: a failed child stays failed (its own retries are spent), and so does what follows it
-        for (int i = steps.size() - 1; i >= 0 && StepRow.FAILED.equals(steps.get(i).status())
-                && StepRow.COMMAND.equals(steps.get(i).kind()); i--) {
+        if (!steps.isEmpty() && StepRow.FAILED.equals(steps.get(steps.size() - 1).status())
+                && StepRow.COMMAND.equals(steps.get(steps.size() - 1).kind())) {
             update(connection, "DELETE FROM skail_step WHERE task_id = ? AND position = ?", taskId,
-                    steps.get(i).position());
+                    steps.get(steps.size() - 1).position());
         }
     }
 
@@ -527,7 +530,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     + "updated_at = ?, error = NULL, attempt = attempt + 1, retries_used = 0, lease_owner = NULL, "
                     + "lease_token = NULL, lease_until = NULL WHERE task_id = ? AND status = 'FAILED'", now, now, taskId);
             if (resumed == 1) {
-                dropTrailingFailedSteps(connection, taskId);
+                dropLastFailedCommand(connection, taskId);
             }
             return resumed == 1;
         }));
