@@ -612,7 +612,17 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * Inserts the step, or completes the PENDING step at its position. The same step recorded already is success (a
      * retry after a lost commit acknowledgement); a different one is a conflict.
      */
-    private static void writeStep(Connection connection, StepRow step) throws SQLException {
+    private void writeStep(Connection connection, StepRow step) throws SQLException {
+        // the usual case in one statement: a new step; otherwise the PENDING step to complete, or a retry's own row
+        String text = this.dialect.textType();
+        int inserted = update(connection, "INSERT INTO skail_step (" + STEP_COLUMNS + ") SELECT ?, ?, ?, ?, ?, ?, "
+                + "CAST(? AS " + text + "), CAST(? AS " + text + "), ?, ?, ?, ?, CAST(? AS VARCHAR(128)) WHERE NOT EXISTS (SELECT 1 FROM skail_step WHERE task_id = ? AND position = ?)", step.taskId(),
+                step.position(), step.kind(), step.name(), step.arguments(), step.status(), step.result(), step.error(),
+                step.idempotencyKey(), step.functionAttempt(), step.startedAt(), step.completedAt(),
+                step.childTaskId(), step.taskId(), step.position());
+        if (inserted == 1) {
+            return;
+        }
         int updated = update(connection, "UPDATE skail_step SET status = ?, result = ?, error = ?, completed_at = ? "
                 + "WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ? AND name = ?", step.status(),
                 step.result(), step.error(), step.completedAt(), step.taskId(), step.position(), step.kind(),
@@ -620,14 +630,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         if (updated == 1) {
             return;
         }
-        StepRow existing = findStep(connection, step.taskId(), step.position());
-        if (existing == null) {
-            update(connection, "INSERT INTO skail_step (" + STEP_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                    + "?, ?)", step.taskId(), step.position(), step.kind(), step.name(), step.arguments(), step.status(),
-                    step.result(), step.error(), step.idempotencyKey(), step.functionAttempt(), step.startedAt(),
-                    step.completedAt(), step.childTaskId());
-            return;
-        }
+        StepRow existing = Objects.requireNonNull(findStep(connection, step.taskId(), step.position()));
         List<String> differences = new ArrayList<>();
         differs(differences, "kind", existing.kind(), step.kind());
         differs(differences, "name", existing.name(), step.name());
@@ -651,16 +654,18 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * Inserts the attempt. The same attempt recorded already is success (a retry after a lost commit
      * acknowledgement); a different one with its number is a conflict.
      */
-    private static void insertAttempt(Connection connection, AttemptRow attempt) throws SQLException {
-        AttemptRow existing = findAttempt(connection, attempt);
-        if (existing == null) {
-            update(connection, "INSERT INTO skail_attempt (task_id, position, name, function_attempt, number, "
-                    + "started_at, ended_at, outcome, error, decision, backoff_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                    + "?)", attempt.taskId(), attempt.position(), attempt.name(), attempt.functionAttempt(),
-                    attempt.number(), attempt.startedAt(), attempt.endedAt(), attempt.outcome(), attempt.error(),
-                    attempt.decision(), attempt.backoffMillis());
+    private void insertAttempt(Connection connection, AttemptRow attempt) throws SQLException {
+        int inserted = update(connection, "INSERT INTO skail_attempt (task_id, position, name, function_attempt, number, "
+                + "started_at, ended_at, outcome, error, decision, backoff_ms) SELECT ?, ?, ?, ?, ?, ?, ?, ?, "
+                + "CAST(? AS " + this.dialect.textType() + "), ?, CAST(? AS BIGINT) WHERE NOT EXISTS (SELECT 1 FROM skail_attempt "
+                + "WHERE task_id = ? AND position = ? AND function_attempt = ? AND number = ?)", attempt.taskId(),
+                attempt.position(), attempt.name(), attempt.functionAttempt(), attempt.number(), attempt.startedAt(),
+                attempt.endedAt(), attempt.outcome(), attempt.error(), attempt.decision(), attempt.backoffMillis(),
+                attempt.taskId(), attempt.position(), attempt.functionAttempt(), attempt.number());
+        if (inserted == 1) {
             return;
         }
+        AttemptRow existing = Objects.requireNonNull(findAttempt(connection, attempt));
         List<String> differences = new ArrayList<>();
         differs(differences, "name", existing.name(), attempt.name());
         differs(differences, "outcome", existing.outcome(), attempt.outcome());
