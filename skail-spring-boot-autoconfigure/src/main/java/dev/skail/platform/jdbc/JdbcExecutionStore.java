@@ -614,13 +614,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      */
     private void writeStep(Connection connection, StepRow step) throws SQLException {
         // the usual case in one statement: a new step; otherwise the PENDING step to complete, or a retry's own row
-        String text = this.dialect.textType();
-        int inserted = update(connection, "INSERT INTO skail_step (" + STEP_COLUMNS + ") SELECT ?, ?, ?, ?, ?, ?, "
-                + "CAST(? AS " + text + "), CAST(? AS " + text + "), ?, ?, ?, ?, CAST(? AS VARCHAR(128)) WHERE NOT EXISTS (SELECT 1 FROM skail_step WHERE task_id = ? AND position = ?)", step.taskId(),
-                step.position(), step.kind(), step.name(), step.arguments(), step.status(), step.result(), step.error(),
-                step.idempotencyKey(), step.functionAttempt(), step.startedAt(), step.completedAt(),
-                step.childTaskId(), step.taskId(), step.position());
-        if (inserted == 1) {
+        boolean inserted = insertIfAbsent(connection, "INSERT INTO skail_step (" + STEP_COLUMNS + ") VALUES (?, ?, ?, ?, "
+                + "?, ?, ?, ?, ?, ?, ?, ?, ?)", "task_id, position", step.taskId(), step.position(), step.kind(),
+                step.name(), step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
+                step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId());
+        if (inserted) {
             return;
         }
         int updated = update(connection, "UPDATE skail_step SET status = ?, result = ?, error = ?, completed_at = ? "
@@ -646,6 +644,28 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }
     }
 
+    /**
+     * Inserts the row unless one with its key is there: one statement either way. PostgreSQL says so with
+     * {@code ON CONFLICT DO NOTHING} (a failed statement would abort its transaction); H2 rolls back only the
+     * statement that failed, so the unique violation itself says so.
+     * @return whether the row was inserted
+     */
+    private boolean insertIfAbsent(Connection connection, String insert, String key, @Nullable Object... values)
+            throws SQLException {
+        if (this.dialect == SqlDialect.POSTGRESQL) {
+            return update(connection, insert + " ON CONFLICT (" + key + ") DO NOTHING", values) == 1;
+        }
+        try {
+            return update(connection, insert, values) == 1;
+        }
+        catch (SQLException ex) {
+            if (this.dialect.isUniqueViolation(ex)) {
+                return false;
+            }
+            throw ex;
+        }
+    }
+
     private static String describe(StepRow step) {
         return step.kind() + " '" + step.name() + "' " + step.status();
     }
@@ -655,14 +675,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * acknowledgement); a different one with its number is a conflict.
      */
     private void insertAttempt(Connection connection, AttemptRow attempt) throws SQLException {
-        int inserted = update(connection, "INSERT INTO skail_attempt (task_id, position, name, function_attempt, number, "
-                + "started_at, ended_at, outcome, error, decision, backoff_ms) SELECT ?, ?, ?, ?, ?, ?, ?, ?, "
-                + "CAST(? AS " + this.dialect.textType() + "), ?, CAST(? AS BIGINT) WHERE NOT EXISTS (SELECT 1 FROM skail_attempt "
-                + "WHERE task_id = ? AND position = ? AND function_attempt = ? AND number = ?)", attempt.taskId(),
+        boolean inserted = insertIfAbsent(connection, "INSERT INTO skail_attempt (" + ATTEMPT_COLUMNS + ") VALUES (?, ?, "
+                + "?, ?, ?, ?, ?, ?, ?, ?, ?)", "task_id, position, function_attempt, number", attempt.taskId(),
                 attempt.position(), attempt.name(), attempt.functionAttempt(), attempt.number(), attempt.startedAt(),
-                attempt.endedAt(), attempt.outcome(), attempt.error(), attempt.decision(), attempt.backoffMillis(),
-                attempt.taskId(), attempt.position(), attempt.functionAttempt(), attempt.number());
-        if (inserted == 1) {
+                attempt.endedAt(), attempt.outcome(), attempt.error(), attempt.decision(), attempt.backoffMillis());
+        if (inserted) {
             return;
         }
         AttemptRow existing = Objects.requireNonNull(findAttempt(connection, attempt));
