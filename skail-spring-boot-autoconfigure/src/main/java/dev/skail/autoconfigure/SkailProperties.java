@@ -252,7 +252,7 @@ public class SkailProperties {
         /** How long a claim on an execution lasts without renewal; a crashed instance's work is taken over after it. */
         private Duration leaseDuration = Duration.ofSeconds(30);
 
-        /** How long shutdown waits for running deliveries to finish. */
+        /** How long shutdown waits for running deliveries to reach their next step boundary, where they stop. */
         private Duration shutdownTimeout = Duration.ofSeconds(30);
 
         public boolean isEnabled() {

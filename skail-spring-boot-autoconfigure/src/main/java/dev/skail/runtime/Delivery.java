@@ -229,6 +229,11 @@ final class Delivery {
         if (fatal != null) {
             throw fatal;
         }
+        if (this.runtime.isStopping() && !this.runtime.isReplayOnly()) {
+            // graceful shutdown: the step boundary is where a delivery stops; what ran is recorded, the rest runs
+            // on the next delivery (here after a restart, or on another instance at once)
+            throw this.stop.abandon(new IllegalStateException("the runtime is shutting down"));
+        }
         if (this.stop.stopped() && this.frame.get().branchPosition < 0) {
             throw this.stop.again();
         }

@@ -202,6 +202,11 @@ public class SkailWorker implements SmartLifecycle {
             poller.shutdownNow();
         }
         if (pool != null) {
+            // deliveries not started yet never start: their leases are given back below; running ones stop at their
+            // next step boundary (the runtime is stopping), so the wait is the length of one step, not a function
+            List<Runnable> queued = new ArrayList<>();
+            pool.getQueue().drainTo(queued);
+            this.busy.addAndGet(-queued.size());
             pool.shutdown();
             try {
                 if (!pool.awaitTermination(this.shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
