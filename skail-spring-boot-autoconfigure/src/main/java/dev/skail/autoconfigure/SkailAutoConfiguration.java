@@ -21,6 +21,7 @@ import dev.skail.runtime.ExceptionCodec;
 import dev.skail.runtime.RuntimeSettings;
 import dev.skail.runtime.SkailBeanEnhancer;
 import dev.skail.runtime.SkailJson;
+import dev.skail.runtime.SkailRetention;
 import dev.skail.runtime.SkailRuntime;
 import dev.skail.runtime.SkailWorker;
 
@@ -31,6 +32,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurationPackages;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
@@ -164,6 +166,17 @@ public final class SkailAutoConfiguration {
         SkailProperties.Worker worker = properties.getWorker();
         return new SkailWorker(runtime, store, clock.getIfAvailable(Clock::systemUTC), worker.getConcurrency(),
                 worker.getPollInterval(), worker.getShutdownTimeout());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = "skail.retention.ended-after")
+    SkailRetention skailRetention(ExecutionStore store, @Qualifier(CLOCK_BEAN_NAME) ObjectProvider<Clock> clock,
+            SkailProperties properties) {
+        SkailProperties.Retention retention = properties.getRetention();
+        return new SkailRetention(store, clock.getIfAvailable(Clock::systemUTC),
+                java.util.Objects.requireNonNull(retention.getEndedAfter()), retention.getInterval(),
+                retention.getBatchSize());
     }
 
     @Bean

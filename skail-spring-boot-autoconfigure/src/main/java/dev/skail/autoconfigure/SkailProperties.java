@@ -40,6 +40,8 @@ public class SkailProperties {
 
     private final Replay replay = new Replay();
 
+    private final Retention retention = new Retention();
+
     public @Nullable String getWorkload() {
         return this.workload;
     }
@@ -76,12 +78,52 @@ public class SkailProperties {
         return this.analyzer;
     }
 
+    public Retention getRetention() {
+        return this.retention;
+    }
+
     public Replay getReplay() {
         return this.replay;
     }
 
     public HttpClient getHttpClient() {
         return this.httpClient;
+    }
+
+    public static class Retention {
+
+        /** How long an ended execution (completed, failed, cancelled) is kept before it is deleted; unset keeps all. */
+        private @Nullable Duration endedAfter;
+
+        /** How often ended executions are looked for. */
+        private Duration interval = Duration.ofHours(1);
+
+        /** How many executions one transaction deletes at most. */
+        private int batchSize = 500;
+
+        public @Nullable Duration getEndedAfter() {
+            return this.endedAfter;
+        }
+
+        public void setEndedAfter(@Nullable Duration endedAfter) {
+            this.endedAfter = endedAfter;
+        }
+
+        public Duration getInterval() {
+            return this.interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public int getBatchSize() {
+            return this.batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
     }
 
     public static class Replay {

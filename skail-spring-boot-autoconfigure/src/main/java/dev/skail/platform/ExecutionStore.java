@@ -117,4 +117,14 @@ public interface ExecutionStore {
 
     /** Counts of this workload version's executions by status, plus {@code READY}: PENDING and due now. */
     Map<String, Long> counts(String workload, String version, long now);
+
+    /**
+     * Deletes up to {@code limit} executions that ended (COMPLETED, FAILED, CANCELLED) before {@code endedBefore},
+     * with their steps, attempts and events, in one transaction; never a child whose parent is still going (the
+     * parent has yet to read its outcome). A store that keeps everything does nothing.
+     * @return how many executions were deleted
+     */
+    default int deleteEndedBefore(long endedBefore, int limit) {
+        return 0;
+    }
 }

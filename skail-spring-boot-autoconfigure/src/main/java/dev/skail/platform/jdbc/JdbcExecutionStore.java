@@ -585,6 +585,38 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         });
     }
 
+    @Override
+    public int deleteEndedBefore(long endedBefore, int limit) {
+        return this.retry.run("delete ended executions", () -> inTransaction(connection -> {
+            // a set: H2 2.4 may return a row twice when it reads the IN list through the (status, updated_at) index
+            Set<String> ids = new java.util.LinkedHashSet<>();
+            try (PreparedStatement ps = connection.prepareStatement("SELECT e.task_id FROM skail_execution e "
+                    + "WHERE e.status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND e.updated_at < ? "
+                    + "AND (e.parent_task_id IS NULL OR NOT EXISTS (SELECT 1 FROM skail_execution p "
+                    + "WHERE p.task_id = e.parent_task_id AND p.status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED'))) "
+                    + "FETCH FIRST " + Math.max(1, limit) + " ROWS ONLY")) {
+                ps.setLong(1, endedBefore);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getString(1));
+                    }
+                }
+            }
+            for (String table : List.of("skail_event", "skail_attempt", "skail_step", "skail_execution")) {
+                try (PreparedStatement ps = connection.prepareStatement("DELETE FROM " + table + " WHERE task_id = ?")) {
+                    for (String id : ids) {
+                        ps.setString(1, id);
+                        ps.addBatch();
+                    }
+                    if (!ids.isEmpty()) {
+                        ps.executeBatch();
+                    }
+                }
+            }
+            return ids.size();
+        }));
+    }
+
     private void requireLease(Connection connection, Lease lease, long now, long leaseUntil) throws SQLException {
         if (!fence(connection, lease, now, leaseUntil)) {
             throw new LeaseLostException(lease.taskId());

@@ -81,6 +81,9 @@ final class SchemaMigrations {
                 "CREATE UNIQUE INDEX IF NOT EXISTS skail_event_key ON skail_event (task_id, event_key)",
                 "CREATE INDEX IF NOT EXISTS skail_event_task ON skail_event (task_id, name, id)",
                 "CREATE INDEX IF NOT EXISTS skail_execution_parent ON skail_execution (parent_task_id)");
-        return List.of(v1);
+        // retention finds ended executions by status and end time
+        List<String> v2 = List.of(
+                "CREATE INDEX IF NOT EXISTS skail_execution_ended ON skail_execution (status, updated_at)");
+        return List.of(v1, v2);
     }
 }

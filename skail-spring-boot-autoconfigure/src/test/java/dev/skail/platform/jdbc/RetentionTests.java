@@ -1,0 +1,112 @@
+package dev.skail.platform.jdbc;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Set;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.skail.ExecutionStatus;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.Lease;
+import dev.skail.platform.StepRow;
+import dev.skail.runtime.SkailRetention;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Retention: ended executions older than the period are deleted with their histories, in batches. */
+class RetentionTests {
+
+    private static final long DAY = Duration.ofDays(1).toMillis();
+
+    private static final long NOW = 100 * DAY;
+
+    private HikariDataSource dataSource;
+
+    private JdbcExecutionStore store;
+
+    @BeforeEach
+    void open() {
+        this.dataSource = new HikariDataSource();
+        this.dataSource.setJdbcUrl("jdbc:h2:mem:retention-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
+                new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), this.dataSource);
+        this.store.initialize();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        this.store.close();
+    }
+
+    @Test
+    void executionsThatEndedBeforeThePeriodAreDeletedWithTheirHistoryAndTheOthersKept() {
+        completed("old", null, NOW - 40 * DAY);
+        completed("recent", null, NOW - 10 * DAY);
+        this.store.create(execution("waiting", null, NOW - 60 * DAY));
+        // a child that ended long ago, whose parent still waits to read its outcome
+        this.store.create(execution("parent", null, NOW - 60 * DAY));
+        completed("parent:0", "parent", NOW - 50 * DAY);
+
+        int deleted = retention(Duration.ofDays(30), 500).deleteEnded();
+
+        assertThat(deleted).isEqualTo(1);
+        assertThat(this.store.find("old")).isEmpty();
+        assertThat(this.store.history("old")).isEmpty();
+        assertThat(this.store.find("recent")).isPresent();
+        assertThat(this.store.find("waiting")).isPresent();
+        assertThat(this.store.find("parent:0")).isPresent();
+    }
+
+    @Test
+    void aLargeBacklogIsDeletedInBatchesOfTheConfiguredSize() {
+        for (int i = 0; i < 1_203; i++) {
+            completed("old-" + i, null, NOW - 40 * DAY);
+        }
+
+        int deleted = retention(Duration.ofDays(30), 500).deleteEnded();
+
+        assertThat(deleted).isEqualTo(1_203);
+        assertThat(this.store.list(null, null, null, 0, 10)).isEmpty();
+    }
+
+    @Test
+    void retentionIsOffUnlessAPeriodIsSet() {
+        ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(dev.skail.autoconfigure.SkailAutoConfiguration.class))
+            .withPropertyValues("skail.workload=vendas:v1.0.0", "skail.worker.enabled=false",
+                    "skail.store.url=jdbc:h2:mem:retention-context-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        runner.run((context) -> assertThat(context).doesNotHaveBean(SkailRetention.class));
+        runner.withPropertyValues("skail.retention.ended-after=30d")
+            .run((context) -> assertThat(context).hasSingleBean(SkailRetention.class));
+    }
+
+    private SkailRetention retention(Duration keep, int batchSize) {
+        return new SkailRetention(this.store, Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC), keep,
+                Duration.ofHours(1), batchSize);
+    }
+
+    /** An execution with one recorded step that completed at {@code endedAt}. */
+    private void completed(String taskId, String parent, long endedAt) {
+        this.store.create(execution(taskId, parent, endedAt - 1000));
+        Lease lease = this.store.claimDue("vendas", "v1", "test", 10, endedAt - 900, endedAt + DAY, Set.of())
+            .stream().filter((claimed) -> claimed.taskId().equals(taskId)).findFirst().orElseThrow();
+        this.store.recordStep(lease, new StepRow(taskId, 0, StepRow.COMMAND, "cobrarCartao", "[\"150.00\"]",
+                StepRow.COMPLETED, "\"ok\"", null, "key-" + taskId, 1, endedAt - 800, endedAt - 800, null), null,
+                endedAt - 800, endedAt + DAY);
+        this.store.complete(lease, "\"ok\"", endedAt);
+    }
+
+    private static ExecutionRow execution(String taskId, String parent, long createdAt) {
+        return new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[]", ExecutionStatus.PENDING, null, null, 1,
+                0, createdAt, createdAt, createdAt, parent);
+    }
+}
