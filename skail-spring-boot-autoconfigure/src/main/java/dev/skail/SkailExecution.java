@@ -31,12 +31,22 @@ import tools.jackson.databind.annotation.JsonDeserialize;
  * @param updatedAt when it last changed
  * @param nextRunAt when it is due to run again, if it is waiting for a backoff or a timer
  * @param parentTaskId the execution that started this one as a child, if any
+ * @param waitingFor the {@code workload:version} it waits for, when it is due (or waiting) but no runtime of that
+ * version is running (S12): it runs once one starts
  */
 public record SkailExecution(String taskId, String workload, String version, String function, ExecutionStatus status,
         @JsonRawValue @JsonDeserialize(using = RawJsonDeserializer.class) String arguments,
         @JsonRawValue @JsonDeserialize(using = RawJsonDeserializer.class) @Nullable String result,
         @Nullable SkailError error, int attempt, Instant createdAt, Instant updatedAt, @Nullable Instant nextRunAt,
-        @Nullable String parentTaskId) {
+        @Nullable String parentTaskId, @Nullable String waitingFor) {
+
+    /** An execution that waits for nothing but its turn. */
+    public SkailExecution(String taskId, String workload, String version, String function, ExecutionStatus status,
+            String arguments, @Nullable String result, @Nullable SkailError error, int attempt, Instant createdAt,
+            Instant updatedAt, @Nullable Instant nextRunAt, @Nullable String parentTaskId) {
+        this(taskId, workload, version, function, status, arguments, result, error, attempt, createdAt, updatedAt,
+                nextRunAt, parentTaskId, null);
+    }
 
     /**
      * The function's result, read as this type: e.g. {@code execution.result(Pedido.class)}.

@@ -18,6 +18,7 @@ import dev.skail.platform.jdbc.StoreRetry;
 import dev.skail.runtime.Backoff;
 import dev.skail.runtime.DefaultSkailClient;
 import dev.skail.runtime.ExceptionCodec;
+import dev.skail.runtime.RuntimePresence;
 import dev.skail.runtime.RuntimeSettings;
 import dev.skail.runtime.SkailBeanEnhancer;
 import dev.skail.runtime.SkailJson;
@@ -166,6 +167,14 @@ public final class SkailAutoConfiguration {
         SkailProperties.Worker worker = properties.getWorker();
         return new SkailWorker(runtime, store, clock.getIfAvailable(Clock::systemUTC), worker.getConcurrency(),
                 worker.getPollInterval(), worker.getShutdownTimeout());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "skail.worker.enabled", matchIfMissing = true)
+    RuntimePresence skailRuntimePresence(ExecutionStore store, SkailRuntime runtime,
+            @Qualifier(CLOCK_BEAN_NAME) ObjectProvider<Clock> clock) {
+        return new RuntimePresence(store, runtime.settings(), clock.getIfAvailable(Clock::systemUTC));
     }
 
     @Bean

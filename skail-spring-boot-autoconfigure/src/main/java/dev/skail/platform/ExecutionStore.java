@@ -127,4 +127,20 @@ public interface ExecutionStore {
     default int deleteEndedBefore(long endedBefore, int limit) {
         return 0;
     }
+
+    /** Notes that this runtime instance, serving this workload version, is alive now (S12). */
+    default void heartbeat(String instanceId, String workload, String version, long now) {
+    }
+
+    /** Forgets a runtime instance that stops. */
+    default void forget(String instanceId) {
+    }
+
+    /**
+     * The versions of this workload that a runtime instance serves, of those seen alive since {@code seenSince}.
+     * A store that does not know answers {@code null}.
+     */
+    default @Nullable Set<String> versionsServed(String workload, long seenSince) {
+        return null;
+    }
 }

@@ -24,8 +24,12 @@ final class ExecutionViews {
 
     private final SkailJson json;
 
-    ExecutionViews(SkailJson json) {
+    private final java.util.function.Function<ExecutionRow, @org.jspecify.annotations.Nullable String> waitingFor;
+
+    ExecutionViews(SkailJson json,
+            java.util.function.Function<ExecutionRow, @org.jspecify.annotations.Nullable String> waitingFor) {
         this.json = json;
+        this.waitingFor = waitingFor;
     }
 
     /** The history as the API, the Monitor and the replayer show it. */
@@ -74,6 +78,6 @@ final class ExecutionViews {
                 row.arguments(), row.result(),
                 this.json.readError(row.error()), row.attempt(), Instant.ofEpochMilli(row.createdAt()),
                 Instant.ofEpochMilli(row.updatedAt()),
-                (row.nextRunAt() != null) ? Instant.ofEpochMilli(row.nextRunAt()) : null, row.parentTaskId());
+                (row.nextRunAt() != null) ? Instant.ofEpochMilli(row.nextRunAt()) : null, row.parentTaskId(), this.waitingFor.apply(row));
     }
 }

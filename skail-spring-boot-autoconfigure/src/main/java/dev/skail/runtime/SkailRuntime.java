@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -71,6 +72,8 @@ public class SkailRuntime {
 
     private final ExecutionViews views;
 
+    private volatile @Nullable ServedVersions served;
+
     private final ThreadPoolExecutor asyncExecutor;
 
     public SkailRuntime(ExecutionStore store, Supplier<SkailCatalog> catalog, BeanFactory beanFactory, SkailJson json,
@@ -85,7 +88,7 @@ public class SkailRuntime {
             Clock clock, RuntimeSettings settings, ExceptionCodec exceptions) {
         this.exceptions = exceptions;
         this.arguments = new FunctionArguments(json);
-        this.views = new ExecutionViews(json);
+        this.views = new ExecutionViews(json, this::waitingFor);
         this.store = store;
         this.catalog = catalog;
         this.beanFactory = beanFactory;
@@ -215,6 +218,37 @@ public class SkailRuntime {
         FunctionDefinition definition = catalog().function(function)
             .orElseThrow(() -> new SkailNotFoundException("Unknown function '" + function + "'"));
         return this.arguments.encode(definition, arguments);
+    }
+
+    /**
+     * The {@code workload:version} a PENDING or WAITING execution waits for when no runtime of its version has been
+     * alive within two leases (S12), or {@code null}.
+     */
+    @Nullable String waitingFor(ExecutionRow row) {
+        if (row.status() != ExecutionStatus.PENDING && row.status() != ExecutionStatus.WAITING) {
+            return null;
+        }
+        Set<String> served = versionsServed(row.workload());
+        return (served != null && !served.contains(row.version())) ? row.workload() + ":" + row.version() : null;
+    }
+
+    private @Nullable Set<String> versionsServed(String workload) {
+        long now = this.clock.millis();
+        ServedVersions cached = this.served;
+        if (cached == null || !cached.workload().equals(workload) || now - cached.at() > 1000) {
+            long seenSince = now - 2 * this.settings.leaseDuration().toMillis();
+            try {
+                cached = new ServedVersions(workload, now, this.store.versionsServed(workload, seenSince));
+            }
+            catch (RuntimeException ex) {
+                return null; // the view goes without it
+            }
+            this.served = cached;
+        }
+        return cached.versions();
+    }
+
+    private record ServedVersions(String workload, long at, @Nullable Set<String> versions) {
     }
 
     /** Runs one delivery of the execution this lease holds. */

@@ -617,6 +617,43 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }));
     }
 
+    @Override
+    public void heartbeat(String instanceId, String workload, String version, long now) {
+        this.retry.run("note runtime " + instanceId, () -> inTransaction(connection -> {
+            if (update(connection, "UPDATE skail_runtime SET seen_at = ?, workload = ?, version = ? "
+                    + "WHERE instance_id = ?", now, workload, version, instanceId) == 0) {
+                insertIfAbsent(connection, "INSERT INTO skail_runtime (instance_id, workload, version, started_at, "
+                        + "seen_at) VALUES (?, ?, ?, ?, ?)", "instance_id", instanceId, workload, version, now, now);
+            }
+            return null;
+        }));
+    }
+
+    @Override
+    public void forget(String instanceId) {
+        this.retry.run("forget runtime " + instanceId, () -> inTransaction(connection -> update(connection,
+                "DELETE FROM skail_runtime WHERE instance_id = ?", instanceId)));
+    }
+
+    @Override
+    public Set<String> versionsServed(String workload, long seenSince) {
+        return this.retry.run("read the runtimes of " + workload, () -> {
+            try (Connection connection = this.dataSource.getConnection();
+                    PreparedStatement ps = connection.prepareStatement("SELECT DISTINCT version FROM skail_runtime "
+                            + "WHERE workload = ? AND seen_at >= ?")) {
+                ps.setString(1, workload);
+                ps.setLong(2, seenSince);
+                Set<String> versions = new java.util.TreeSet<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        versions.add(rs.getString(1));
+                    }
+                }
+                return versions;
+            }
+        });
+    }
+
     private void requireLease(Connection connection, Lease lease, long now, long leaseUntil) throws SQLException {
         if (!fence(connection, lease, now, leaseUntil)) {
             throw new LeaseLostException(lease.taskId());

@@ -84,6 +84,15 @@ final class SchemaMigrations {
         // retention finds ended executions by status and end time
         List<String> v2 = List.of(
                 "CREATE INDEX IF NOT EXISTS skail_execution_ended ON skail_execution (status, updated_at)");
-        return List.of(v1, v2);
+        // the runtimes sharing the store, each with the workload version it serves (S12)
+        List<String> v3 = List.of("""
+                CREATE TABLE IF NOT EXISTS skail_runtime (
+                    instance_id VARCHAR(200) NOT NULL PRIMARY KEY,
+                    workload VARCHAR(100) NOT NULL,
+                    version VARCHAR(100) NOT NULL,
+                    started_at BIGINT NOT NULL,
+                    seen_at BIGINT NOT NULL
+                )""");
+        return List.of(v1, v2, v3);
     }
 }

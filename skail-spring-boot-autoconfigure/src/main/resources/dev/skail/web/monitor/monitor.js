@@ -91,7 +91,8 @@ async function loadList() {
         const row = el('tr', null, 'clickable');
         row.dataset.taskId = execution.taskId;
         row.append(el('td', execution.taskId), el('td', execution.function),
-            el('td', execution.status, 'status status-' + execution.status), el('td', execution.attempt),
+            el('td', execution.status + (execution.waitingFor ? ' (waits for a runtime of ' + execution.waitingFor
+                + ')' : ''), 'status status-' + execution.status), el('td', execution.attempt),
             el('td', time(execution.createdAt)), el('td', time(execution.updatedAt)));
         row.addEventListener('click', () => showDetail(execution.taskId));
         body.append(row);
@@ -125,6 +126,10 @@ async function renderDetail() {
     const rows = [['Function', execution.function], ['Status', execution.status], ['Attempt', execution.attempt],
         ['Created', time(execution.createdAt)], ['Updated', time(execution.updatedAt)],
         ['Due', time(execution.nextRunAt)], ['Parent', execution.parentTaskId || '']];
+    if (execution.waitingFor) {
+        // S12: no runtime of its version is running; it runs once one starts
+        rows.splice(2, 0, ['Waits for', 'a runtime of ' + execution.waitingFor]);
+    }
     for (const [name, value] of rows) {
         const dd = el('dd', value, name === 'Status' ? 'status status-' + value : null);
         if (name === 'Status') dd.id = 'detail-status';
