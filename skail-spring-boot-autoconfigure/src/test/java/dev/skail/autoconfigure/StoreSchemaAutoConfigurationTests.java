@@ -60,7 +60,7 @@ class StoreSchemaAutoConfigurationTests {
         this.runner.withPropertyValues("skail.store.url=" + url, "skail.store.initialize-schema=false")
             .run((context) -> {
                 assertThat(context).hasFailed();
-                assertThat(context.getStartupFailure()).rootCause()
+                assertThat(reason(context.getStartupFailure()))
                     .hasMessageContaining("skail.store.initialize-schema is false and the skail tables are missing")
                     .hasMessageContaining("docs/operations.md");
             });
@@ -93,6 +93,15 @@ class StoreSchemaAutoConfigurationTests {
                         .hasMessageContaining("skail.store.schema")
                         .hasMessageContaining("lower-case letters, digits and underscores");
                 });
+    }
+
+    /** The failure skail reports, under the bean creation exceptions that carry it. */
+    private static Throwable reason(Throwable failure) {
+        Throwable reason = failure;
+        while (!(reason instanceof IllegalStateException) && reason.getCause() != null) {
+            reason = reason.getCause();
+        }
+        return reason;
     }
 
     private static List<String> strings(String url, String query) throws SQLException {

@@ -32,8 +32,8 @@ public enum SqlDialect {
     /** Whether the exception reports a table that does not exist. */
     public boolean isUndefinedTable(SQLException ex) {
         String state = ex.getSQLState();
-        // PostgreSQL: 42P01; H2: 42S02 (table not found), 42104 (not found, and the schema has no tables at all)
-        return "42P01".equals(state) || "42S02".equals(state) || "42104".equals(state);
+        // PostgreSQL: 42P01; H2: 42S02 (table not found), 42S04 (not found, and the database has no tables at all)
+        return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state);
     }
 
     /** Whether the exception is the database refusing the statement (bad SQL, constraint), not a transport failure. */
