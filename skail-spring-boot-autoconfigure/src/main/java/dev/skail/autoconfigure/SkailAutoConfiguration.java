@@ -2,6 +2,10 @@ package dev.skail.autoconfigure;
 
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +29,7 @@ import dev.skail.runtime.SkailJson;
 import dev.skail.runtime.SkailRetention;
 import dev.skail.runtime.SkailRuntime;
 import dev.skail.runtime.SkailWorker;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -79,12 +84,48 @@ public final class SkailAutoConfiguration {
                 : properties.getWorker().getConcurrency() + 4);
         config.setConnectionTimeout(store.getConnectionTimeout().toMillis());
         config.setInitializationFailTimeout(-1);
+        String schema = schema(store.getSchema());
+        if (schema != null) {
+            config.setSchema(schema);
+            if (dialect == SqlDialect.H2 && store.isInitializeSchema()) {
+                createH2Schema(url, store.getUsername(), store.getPassword(), schema);
+            }
+        }
         HikariDataSource dataSource = new HikariDataSource(config);
         StoreRetry retry = new StoreRetry(dialect, store.getMaxAttempts(), java.time.Duration.ofMillis(100),
                 java.time.Duration.ofSeconds(5));
-        JdbcExecutionStore executionStore = new JdbcExecutionStore(dataSource, dialect, retry, dataSource);
+        JdbcExecutionStore executionStore = new JdbcExecutionStore(dataSource, dialect, retry, dataSource, schema,
+                store.isInitializeSchema());
         executionStore.initialize();
         return executionStore;
+    }
+
+    /** The schema the store's tables live in, checked: it is quoted in SQL and set on every connection. */
+    static @Nullable String schema(@Nullable String schema) {
+        if (schema == null || schema.isEmpty()) {
+            return null;
+        }
+        if (!schema.matches("[a-z_][a-z0-9_]{0,62}")) {
+            throw new InvalidConfigurationPropertyValueException("skail.store.schema", schema,
+                    "use lower-case letters, digits and underscores (at most 63, not starting with a digit)");
+        }
+        return schema;
+    }
+
+    /**
+     * H2 refuses a connection whose schema does not exist, so the schema is created before the pool opens (H2 is
+     * local: no outage to wait for). PostgreSQL's schema is created by the store's migration.
+     */
+    private static void createH2Schema(String url, @Nullable String username, @Nullable String password,
+            String schema) {
+        try (Connection connection = DriverManager.getConnection(url, username, password);
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA IF NOT EXISTS \"" + schema + "\"");
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException("skail could not create schema '" + schema + "' in " + url + ": "
+                    + ex.getMessage(), ex);
+        }
     }
 
     /** The application's store URL, made as durable as the default one (see {@link H2Urls#durable(String)}). */

@@ -220,6 +220,18 @@ public class SkailProperties {
         /** How many times a store operation that failed for a transport reason is tried before giving up. */
         private int maxAttempts = 5;
 
+        /**
+         * Schema the skail tables live in (lower-case letters, digits and underscores); the connection's default
+         * schema when unset.
+         */
+        private @Nullable String schema;
+
+        /**
+         * Whether skail creates its schema and tables when they are missing (false: it creates nothing and checks at
+         * start-up that the tables are there, at the version it needs).
+         */
+        private boolean initializeSchema = true;
+
         public @Nullable String getUrl() {
             return this.url;
         }
@@ -274,6 +286,22 @@ public class SkailProperties {
 
         public void setMaxAttempts(int maxAttempts) {
             this.maxAttempts = maxAttempts;
+        }
+
+        public @Nullable String getSchema() {
+            return this.schema;
+        }
+
+        public void setSchema(@Nullable String schema) {
+            this.schema = schema;
+        }
+
+        public boolean isInitializeSchema() {
+            return this.initializeSchema;
+        }
+
+        public void setInitializeSchema(boolean initializeSchema) {
+            this.initializeSchema = initializeSchema;
         }
     }
 

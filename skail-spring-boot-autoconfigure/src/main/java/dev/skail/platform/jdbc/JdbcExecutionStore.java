@@ -76,6 +76,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     private final @Nullable AutoCloseable owned;
 
+    private final @Nullable String schema;
+
+    private final boolean initializeSchema;
+
     /**
      * @param dataSource the store's own data source
      * @param dialect its database's dialect
@@ -84,10 +88,27 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      */
     public JdbcExecutionStore(DataSource dataSource, SqlDialect dialect, StoreRetry retry,
             @Nullable AutoCloseable owned) {
+        this(dataSource, dialect, retry, owned, null, true);
+    }
+
+    /**
+     * @param dataSource the store's own data source, its connections already in {@code schema} when one is named
+     * @param dialect its database's dialect
+     * @param retry the retry of transport failures
+     * @param owned what {@link #close()} closes (the pool this store created), or {@code null}
+     * @param schema the schema the tables live in, created by {@link #initialize()} when missing, or {@code null}
+     * for the connections' default schema
+     * @param initializeSchema whether {@link #initialize()} creates what is missing; when {@code false} it creates
+     * nothing and fails unless the tables are there at the version this runtime needs
+     */
+    public JdbcExecutionStore(DataSource dataSource, SqlDialect dialect, StoreRetry retry,
+            @Nullable AutoCloseable owned, @Nullable String schema, boolean initializeSchema) {
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.retry = retry;
         this.owned = owned;
+        this.schema = schema;
+        this.initializeSchema = initializeSchema;
     }
 
     @Override
@@ -104,6 +125,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     private Void migrate() throws SQLException {
         try (Connection connection = this.dataSource.getConnection()) {
+            if (!this.initializeSchema) {
+                return checkSchema(connection);
+            }
+            createSchema(connection);
             connection.setAutoCommit(false);
             try (Statement statement = connection.createStatement()) {
                 statement.execute("CREATE TABLE IF NOT EXISTS skail_schema (version INT NOT NULL)");
@@ -133,6 +158,65 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             }
             return null;
         }
+    }
+
+    private void createSchema(Connection connection) throws SQLException {
+        if (this.schema == null) {
+            return;
+        }
+        // asked first: CREATE SCHEMA IF NOT EXISTS needs the right to create schemas even when the schema is there
+        try (PreparedStatement exists = connection
+            .prepareStatement("SELECT 1 FROM information_schema.schemata WHERE schema_name = ?")) {
+            exists.setString(1, this.schema);
+            try (ResultSet rs = exists.executeQuery()) {
+                if (rs.next()) {
+                    return;
+                }
+            }
+        }
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA IF NOT EXISTS \"" + this.schema + "\"");
+        }
+        catch (SQLException ex) {
+            // another instance created it in between (PostgreSQL: a duplicate key in its catalog)
+            if (!this.dialect.isUniqueViolation(ex) && !"42P06".equals(ex.getSQLState())) {
+                throw ex;
+            }
+        }
+        if (!connection.getAutoCommit()) {
+            connection.commit();
+        }
+    }
+
+    private Void checkSchema(Connection connection) throws SQLException {
+        int needed = SchemaMigrations.all(this.dialect).size();
+        String where = (this.schema != null) ? "schema '" + this.schema + "'" : "the connection's default schema";
+        String ddl = "Run the DDL published in docs/operations.md (section 'A store whose tables the application "
+                + "may not create'), " + ((this.schema != null) ? "with search_path set to " + this.schema + ", " : "");
+        int current;
+        try (Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT MAX(version) FROM skail_schema")) {
+            current = rs.next() ? rs.getInt(1) : 0;
+        }
+        catch (SQLException ex) {
+            if (!this.dialect.isUndefinedTable(ex)) {
+                throw ex;
+            }
+            throw new IllegalStateException("skail.store.initialize-schema is false and the skail tables are missing "
+                    + "from " + where + ": skail needs schema version " + needed + ". " + ddl
+                    + "or set skail.store.initialize-schema=true to let skail create them", ex);
+        }
+        if (current > needed) {
+            throw new IllegalStateException("The skail store has schema version " + current
+                    + ", newer than this runtime knows (" + needed + "); upgrade the runtime");
+        }
+        if (current < needed) {
+            throw new IllegalStateException("skail.store.initialize-schema is false and the skail tables in " + where
+                    + " are at schema version " + current + ", this runtime needs version " + needed + ". " + ddl
+                    + "from the statements under '" + SchemaMigrations.VERSION_COMMENT + (current + 1)
+                    + "' on, or set skail.store.initialize-schema=true to let skail migrate them");
+        }
+        return null;
     }
 
     @Override

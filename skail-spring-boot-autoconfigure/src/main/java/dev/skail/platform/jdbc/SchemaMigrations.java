@@ -9,7 +9,33 @@ import java.util.List;
  */
 final class SchemaMigrations {
 
+    /** The table that records which migrations the store has had. */
+    static final String VERSION_TABLE = "CREATE TABLE IF NOT EXISTS skail_schema (version INT NOT NULL)";
+
+    /** The comment that opens a version's statements in {@link #script(SqlDialect)}. */
+    static final String VERSION_COMMENT = "-- skail schema version ";
+
     private SchemaMigrations() {
+    }
+
+    /**
+     * The whole schema as one SQL script, for databases where the application may not create tables: the version
+     * table, then each migration's statements under a {@value #VERSION_COMMENT} comment, each followed by the row
+     * that records it. A store at version {@code n} needs the statements after version {@code n}'s.
+     * @param dialect the database
+     * @return the script, statements ended by {@code ;} and a new line
+     */
+    static String script(SqlDialect dialect) {
+        StringBuilder script = new StringBuilder(VERSION_TABLE).append(";\n");
+        List<List<String>> migrations = all(dialect);
+        for (int version = 1; version <= migrations.size(); version++) {
+            script.append('\n').append(VERSION_COMMENT).append(version).append('\n');
+            for (String statement : migrations.get(version - 1)) {
+                script.append(statement.strip()).append(";\n");
+            }
+            script.append("INSERT INTO skail_schema (version) VALUES (").append(version).append(");\n");
+        }
+        return script.toString();
     }
 
     static List<List<String>> all(SqlDialect dialect) {

@@ -29,6 +29,13 @@ public enum SqlDialect {
         return "23505".equals(ex.getSQLState());
     }
 
+    /** Whether the exception reports a table that does not exist. */
+    public boolean isUndefinedTable(SQLException ex) {
+        String state = ex.getSQLState();
+        // PostgreSQL: 42P01; H2: 42S02 (table not found), 42S04 (not found, and the database has no tables at all)
+        return "42P01".equals(state) || "42S02".equals(state) || "42S04".equals(state);
+    }
+
     /** Whether the exception is the database refusing the statement (bad SQL, constraint), not a transport failure. */
     public boolean isStatementError(SQLException ex) {
         String state = ex.getSQLState();

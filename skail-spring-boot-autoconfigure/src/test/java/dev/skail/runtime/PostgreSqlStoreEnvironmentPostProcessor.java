@@ -1,0 +1,50 @@
+package dev.skail.runtime;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.boot.EnvironmentPostProcessor;
+import org.springframework.boot.SpringApplication;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+
+/**
+ * Moves the Spring Boot tests' store to PostgreSQL when the system property {@value #SWITCH} is {@code postgresql}
+ * (the module's second surefire execution sets it): an in-memory H2 {@code skail.store.url} becomes the PostgreSQL of
+ * the tests ({@code bin/test-postgres}) with a schema of its own. The same H2 URL in one JVM gets the same schema, as it
+ * gets the same in-memory database on H2, so a context never sees another context's executions. Other URLs (H2 files,
+ * stores a test builds itself) are left as they are. Applications started by {@code ApplicationContextRunner} do not go
+ * through {@link SpringApplication} and stay on H2.
+ */
+public class PostgreSqlStoreEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+
+    /** The system property that moves the tests' in-memory H2 stores to PostgreSQL. */
+    public static final String SWITCH = "skail.test.store";
+
+    private static final Map<String, String> schemas = new ConcurrentHashMap<>();
+
+    @Override
+    public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
+        if (!"postgresql".equals(System.getProperty(SWITCH))) {
+            return;
+        }
+        String url = environment.getProperty("skail.store.url");
+        if (url == null || !url.toLowerCase(Locale.ROOT).startsWith("jdbc:h2:mem:")) {
+            return;
+        }
+        String schema = schemas.computeIfAbsent(url,
+                (h2) -> "boot_" + UUID.randomUUID().toString().replace("-", "").substring(0, 20));
+        environment.getPropertySources()
+            .addFirst(new MapPropertySource("skailTestPostgreSql",
+                    Map.of("skail.store.url", PostgreSqlForTests.url(), "skail.store.schema", schema)));
+    }
+
+    @Override
+    public int getOrder() {
+        // after the application's and the test's own properties are in the environment
+        return Ordered.LOWEST_PRECEDENCE;
+    }
+}
