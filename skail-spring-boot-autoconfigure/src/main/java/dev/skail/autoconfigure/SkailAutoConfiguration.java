@@ -11,9 +11,11 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.skail.SkailClient;
 import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.jdbc.DeadlineDataSource;
 import dev.skail.platform.jdbc.H2Urls;
 import dev.skail.platform.jdbc.JdbcExecutionStore;
 import dev.skail.platform.jdbc.SqlDialect;
+import dev.skail.platform.jdbc.StoreExceptionOverride;
 import dev.skail.platform.jdbc.StoreRetry;
 import dev.skail.runtime.Backoff;
 import dev.skail.runtime.DefaultSkailClient;
@@ -76,12 +78,24 @@ public final class SkailAutoConfiguration {
                 : properties.getWorker().getConcurrency() + 4);
         config.setConnectionTimeout(store.getConnectionTimeout().toMillis());
         config.setInitializationFailTimeout(-1);
+        if (dialect == SqlDialect.H2) {
+            // H2 closes the database after a failed write (a full disk): drop its sessions, a new one reopens it
+            config.setExceptionOverride(new StoreExceptionOverride());
+        }
         HikariDataSource dataSource = new HikariDataSource(config);
         StoreRetry retry = new StoreRetry(dialect, store.getMaxAttempts(), java.time.Duration.ofMillis(100),
                 java.time.Duration.ofSeconds(5));
-        JdbcExecutionStore executionStore = new JdbcExecutionStore(dataSource, dialect, retry, dataSource);
+        retry.onDatabaseClosed(() -> softEvictConnections(dataSource));
+        JdbcExecutionStore executionStore = new JdbcExecutionStore(new DeadlineDataSource(dataSource), dialect, retry,
+                dataSource);
         executionStore.initialize();
         return executionStore;
+    }
+
+    private static void softEvictConnections(HikariDataSource dataSource) {
+        if (dataSource.getHikariPoolMXBean() != null) {
+            dataSource.getHikariPoolMXBean().softEvictConnections();
+        }
     }
 
     /** The application's store URL, made as durable as the default one (see {@link H2Urls#durable(String)}). */
@@ -119,8 +133,10 @@ public final class SkailAutoConfiguration {
             enhancer.checkJson(json);
         }
         enhancer.checkExceptions(exceptions);
-        return new SkailRuntime(store, enhancer::catalog, beanFactory, json, clock.getIfAvailable(Clock::systemUTC),
-                settings(properties), exceptions);
+        SkailRuntime runtime = new SkailRuntime(store, enhancer::catalog, beanFactory, json,
+                clock.getIfAvailable(Clock::systemUTC), settings(properties), exceptions);
+        runtime.setRequestTimeout(properties.getStore().getRequestTimeout());
+        return runtime;
     }
 
     static RuntimeSettings settings(SkailProperties properties) {

@@ -178,6 +178,9 @@ public class SkailProperties {
         /** How many times a store operation that failed for a transport reason is tried before giving up. */
         private int maxAttempts = 5;
 
+        /** How long a trigger, fire, resume or query waits for an unreachable store before it answers 503. */
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
         public @Nullable String getUrl() {
             return this.url;
         }
@@ -232,6 +235,14 @@ public class SkailProperties {
 
         public void setMaxAttempts(int maxAttempts) {
             this.maxAttempts = maxAttempts;
+        }
+
+        public Duration getRequestTimeout() {
+            return this.requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
         }
     }
 
