@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
+import dev.skail.SkailClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -15,11 +16,15 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
 
 /** An application of the outage tests, started and stopped by the test, and talked to over HTTP as a user would. */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import(OutageFlows.class)
+@Import({ OutageFlows.class, OutageApp.PedidosController.class })
 public class OutageApp {
 
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -62,6 +67,23 @@ public class OutageApp {
         HttpResponse<String> response = get(context, "/actuator/health");
         long millis = (System.nanoTime() - start) / 1_000_000;
         return new Health(response.statusCode(), json(response).path("components").path("skail"), millis);
+    }
+
+    /** An application's own controller, which triggers through {@link SkailClient}. */
+    @RestController
+    static class PedidosController {
+
+        private final SkailClient client;
+
+        PedidosController(SkailClient client) {
+            this.client = client;
+        }
+
+        @PostMapping("/pedidos/{id}")
+        ResponseEntity<String> pedido(@PathVariable String id) {
+            this.client.trigger("pedido", id, id);
+            return ResponseEntity.accepted().body(id);
+        }
     }
 
     private static HttpResponse<String> send(HttpRequest.Builder request) {

@@ -150,6 +150,10 @@ class StoreOutageTests {
         HttpResponse<String> trigger = OutageApp.post(app, "/trigger/vendas/v1.0.0/pedido/early", "[\"early\"]");
         assertThat(trigger.statusCode()).isEqualTo(503);
         assertThat(trigger.headers().firstValue("Retry-After")).hasValue("2");
+        // from the application's own controller, SkailUnavailableException answers 503 with Retry-After too
+        HttpResponse<String> own = OutageApp.post(app, "/pedidos/early", "");
+        assertThat(own.statusCode()).isEqualTo(503);
+        assertThat(own.headers().firstValue("Retry-After")).hasValue("2");
 
         // an application on a database whose schema was never made starts too
         ConfigurableApplicationContext fresh = start("skail.store.url=" + secondSchema);
