@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Triggers and queries executions from application code, e.g. a controller. Triggering is idempotent on the id:
  * repeating a trigger returns the existing execution; repeating it with other arguments is a
- * {@link SkailConflictException}.
+ * {@link SkailConflictException}. Every method throws {@link SkailUnavailableException} when the store cannot be
+ * reached within {@code skail.store.request-timeout}: nothing of the call was recorded, try again later.
  */
 public interface SkailClient {
 
@@ -17,6 +18,7 @@ public interface SkailClient {
      * @throws SkailNotFoundException if no function has that name
      * @throws SkailInvalidRequestException if the id or the arguments do not fit
      * @throws SkailConflictException if the id exists with another function or other arguments
+     * @throws SkailUnavailableException if the store cannot be reached in time
      */
     SkailExecution trigger(String function, String taskId, Object... arguments);
 
@@ -33,6 +35,7 @@ public interface SkailClient {
      * @param payload the event's payload, written as JSON (may be {@code null})
      * @throws SkailNotFoundException if there is no execution with this id
      * @throws SkailConflictException if the execution has ended
+     * @throws SkailUnavailableException if the store cannot be reached in time
      */
     void fire(String taskId, String event, @Nullable Object payload);
 
@@ -41,6 +44,7 @@ public interface SkailClient {
      * failed command and the function start their attempts over.
      * @throws SkailNotFoundException if there is no execution with this id
      * @throws SkailConflictException if the execution is not FAILED
+     * @throws SkailUnavailableException if the store cannot be reached in time
      */
     SkailExecution resume(String taskId);
 

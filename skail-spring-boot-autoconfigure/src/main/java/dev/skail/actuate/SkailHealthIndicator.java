@@ -1,7 +1,10 @@
 package dev.skail.actuate;
 
+import java.time.Duration;
 import java.util.Map;
 
+import dev.skail.SkailUnavailableException;
+import dev.skail.platform.StoreUnavailableException;
 import dev.skail.runtime.SkailRuntime;
 import dev.skail.runtime.SkailWorker;
 import org.jspecify.annotations.Nullable;
@@ -11,9 +14,15 @@ import org.springframework.boot.health.contributor.Health;
 
 /**
  * Health of skail: UP when the store answers and the worker runs, DOWN with the reason otherwise. Details: the
- * workload and version, and how many of its executions are ready, running and failed.
+ * workload and version, and how many of its executions are ready, running and failed. It answers within a second,
+ * whatever the store does: the store is probed once, without the retries of the worker, under a short deadline (a
+ * store that is unreachable, not ready yet or whose disk is full is DOWN with the reason in {@code error}), and the
+ * worker's last poll counts too.
  */
 public class SkailHealthIndicator extends AbstractHealthIndicator {
+
+    /** How long a health check waits for the store. */
+    static final Duration PROBE_TIMEOUT = Duration.ofMillis(800);
 
     private final SkailRuntime runtime;
 
@@ -29,7 +38,20 @@ public class SkailHealthIndicator extends AbstractHealthIndicator {
     protected void doHealthCheck(Health.Builder builder) {
         builder.withDetail("workload", this.runtime.settings().workload())
             .withDetail("version", this.runtime.settings().version());
-        Map<String, Long> counts = this.runtime.counts();
+        Map<String, Long> counts;
+        try {
+            counts = this.runtime.probe(PROBE_TIMEOUT);
+        }
+        catch (StoreUnavailableException | SkailUnavailableException ex) {
+            builder.down().withDetail("store", "unavailable").withDetail("error", String.valueOf(ex.getMessage()));
+            SkailWorker worker = this.worker;
+            if (worker != null) {
+                // the worker polls again on its own; it is nudged so that it finds the store back at once
+                worker.nudge();
+            }
+            return;
+        }
+        builder.withDetail("store", "reachable");
         builder.withDetail("ready", counts.getOrDefault("READY", 0L))
             .withDetail("running", counts.getOrDefault("RUNNING", 0L))
             .withDetail("waiting", counts.getOrDefault("WAITING", 0L))
@@ -43,6 +65,7 @@ public class SkailHealthIndicator extends AbstractHealthIndicator {
             builder.down().withDetail("worker", "stopped");
         }
         else if (worker.lastPollFailure() != null) {
+            worker.nudge();
             builder.down().withDetail("worker", "cannot poll the store: " + worker.lastPollFailure().getMessage());
         }
         else {

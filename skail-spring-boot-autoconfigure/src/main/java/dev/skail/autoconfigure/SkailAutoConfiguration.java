@@ -15,9 +15,11 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.skail.SkailClient;
 import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.jdbc.DeadlineDataSource;
 import dev.skail.platform.jdbc.H2Urls;
 import dev.skail.platform.jdbc.JdbcExecutionStore;
 import dev.skail.platform.jdbc.SqlDialect;
+import dev.skail.platform.jdbc.StoreExceptionOverride;
 import dev.skail.platform.jdbc.StoreRetry;
 import dev.skail.runtime.Backoff;
 import dev.skail.runtime.DefaultSkailClient;
@@ -91,11 +93,16 @@ public final class SkailAutoConfiguration {
                 createH2Schema(url, store.getUsername(), store.getPassword(), schema);
             }
         }
+        if (dialect == SqlDialect.H2) {
+            // H2 closes the database after a failed write (a full disk): drop its sessions, a new one reopens it
+            config.setExceptionOverride(new StoreExceptionOverride());
+        }
         HikariDataSource dataSource = new HikariDataSource(config);
         StoreRetry retry = new StoreRetry(dialect, store.getMaxAttempts(), java.time.Duration.ofMillis(100),
                 java.time.Duration.ofSeconds(5));
-        JdbcExecutionStore executionStore = new JdbcExecutionStore(dataSource, dialect, retry, dataSource, schema,
-                store.isInitializeSchema());
+        retry.onDatabaseClosed(() -> softEvictConnections(dataSource));
+        JdbcExecutionStore executionStore = new JdbcExecutionStore(new DeadlineDataSource(dataSource), dialect, retry,
+                dataSource, schema, store.isInitializeSchema());
         executionStore.initialize();
         return executionStore;
     }
@@ -125,6 +132,12 @@ public final class SkailAutoConfiguration {
         catch (SQLException ex) {
             throw new IllegalStateException("skail could not create schema '" + schema + "' in " + url + ": "
                     + ex.getMessage(), ex);
+        }
+    }
+
+    private static void softEvictConnections(HikariDataSource dataSource) {
+        if (dataSource.getHikariPoolMXBean() != null) {
+            dataSource.getHikariPoolMXBean().softEvictConnections();
         }
     }
 
@@ -163,8 +176,10 @@ public final class SkailAutoConfiguration {
             enhancer.checkJson(json);
         }
         enhancer.checkExceptions(exceptions);
-        return new SkailRuntime(store, enhancer::catalog, beanFactory, json, clock.getIfAvailable(Clock::systemUTC),
-                settings(properties), exceptions);
+        SkailRuntime runtime = new SkailRuntime(store, enhancer::catalog, beanFactory, json,
+                clock.getIfAvailable(Clock::systemUTC), settings(properties), exceptions);
+        runtime.setRequestTimeout(properties.getStore().getRequestTimeout());
+        return runtime;
     }
 
     static RuntimeSettings settings(SkailProperties properties) {

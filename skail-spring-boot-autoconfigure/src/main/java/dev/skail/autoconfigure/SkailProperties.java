@@ -231,6 +231,8 @@ public class SkailProperties {
          * start-up that the tables are there, at the version it needs).
          */
         private boolean initializeSchema = true;
+        /** How long a trigger, fire, resume or query waits for an unreachable store before it answers 503. */
+        private Duration requestTimeout = Duration.ofSeconds(5);
 
         public @Nullable String getUrl() {
             return this.url;
@@ -302,6 +304,14 @@ public class SkailProperties {
 
         public void setInitializeSchema(boolean initializeSchema) {
             this.initializeSchema = initializeSchema;
+        }
+
+        public Duration getRequestTimeout() {
+            return this.requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
         }
     }
 

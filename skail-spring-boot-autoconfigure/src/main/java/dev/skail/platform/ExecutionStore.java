@@ -18,8 +18,18 @@ import org.jspecify.annotations.Nullable;
  */
 public interface ExecutionStore {
 
-    /** Creates the schema, or brings it up to date. */
+    /**
+     * Creates the schema, or brings it up to date. When the database cannot be reached, the store may do it in the
+     * background once it can, and fail its operations with {@link StoreUnavailableException} until then.
+     */
     void initialize();
+
+    /**
+     * Checks at once, without retries, that the store can be reached and written (a health probe).
+     * @throws StoreUnavailableException with the reason, when it cannot
+     */
+    default void check() {
+    }
 
     /**
      * Inserts a new PENDING execution, due at once.

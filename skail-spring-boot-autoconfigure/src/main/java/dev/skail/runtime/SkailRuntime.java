@@ -1,6 +1,7 @@
 package dev.skail.runtime;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,9 +20,12 @@ import dev.skail.SkailExecution;
 import dev.skail.SkailHistory;
 import dev.skail.SkailInvalidRequestException;
 import dev.skail.SkailNotFoundException;
+import dev.skail.SkailUnavailableException;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
+import dev.skail.platform.StoreDeadline;
+import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -63,6 +67,8 @@ public class SkailRuntime {
 
     private volatile Runnable wakeUp = () -> {
     };
+
+    private volatile Duration requestTimeout = Duration.ofSeconds(5);
 
     private final FailurePolicy failurePolicy;
 
@@ -152,6 +158,27 @@ public class SkailRuntime {
         return this.instrumentation;
     }
 
+    /**
+     * How long a request (trigger, fire, resume, a query) may wait for the store before it fails with
+     * {@link SkailUnavailableException}; the worker's own store operations keep retrying as configured.
+     */
+    public void setRequestTimeout(Duration requestTimeout) {
+        this.requestTimeout = requestTimeout;
+    }
+
+    /**
+     * Runs a request's store operations under the request timeout: a store that cannot be reached in time is a
+     * {@link SkailUnavailableException}, with nothing recorded (each store write is one transaction).
+     */
+    private <T> T request(Supplier<T> work) {
+        try {
+            return StoreDeadline.within(this.requestTimeout, work);
+        }
+        catch (StoreUnavailableException ex) {
+            throw new SkailUnavailableException(String.valueOf(ex.getMessage()), this.requestTimeout, ex);
+        }
+    }
+
     /** Whether this runtime only replays recorded steps and runs nothing new (the local replayer). */
     boolean isReplayOnly() {
         return this.replayOnly;
@@ -168,8 +195,14 @@ public class SkailRuntime {
     /**
      * Creates an execution, or returns the one that exists with this id and these arguments.
      * @return the execution and whether this call created it
+     * @throws SkailUnavailableException if the store cannot be reached within the request timeout
      */
     public Triggered trigger(String workload, String version, String function, String taskId, JsonNode arguments) {
+        return request(() -> triggerNow(workload, version, function, taskId, arguments));
+    }
+
+    private Triggered triggerNow(String workload, String version, String function, String taskId,
+            JsonNode arguments) {
         if (!this.settings.workload().equals(workload)) {
             throw new SkailNotFoundException("Unknown workload '" + workload + "': this runtime serves '"
                     + this.settings.workload() + "'");
@@ -282,15 +315,16 @@ public class SkailRuntime {
     /** Executions, newest first, filtered by status, function and a part of the id. */
     public List<SkailExecution> list(@Nullable ExecutionStatus status, @Nullable String function,
             @Nullable String idPart, int offset, int limit) {
-        return this.store.list(status, function, idPart, offset, limit).stream().map(this::view).toList();
+        return request(() -> this.store.list(status, function, idPart, offset, limit).stream().map(this::view)
+            .toList());
     }
 
     public Optional<SkailExecution> find(String taskId) {
-        return this.store.find(taskId).map(this::view);
+        return request(() -> this.store.find(taskId).map(this::view));
     }
 
     public SkailHistory history(String taskId) {
-        StoredHistory history = this.store.history(taskId)
+        StoredHistory history = request(() -> this.store.history(taskId))
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
         return this.views.history(history);
     }
@@ -314,6 +348,14 @@ public class SkailRuntime {
      * after a lost answer) keeps no second event. Without a key, each call is a new event.
      */
     public void fire(String workload, String version, String taskId, String event, @Nullable String payloadJson,
+            @Nullable String eventKey) {
+        request(() -> {
+            fireNow(workload, version, taskId, event, payloadJson, eventKey);
+            return null;
+        });
+    }
+
+    private void fireNow(String workload, String version, String taskId, String event, @Nullable String payloadJson,
             @Nullable String eventKey) {
         if (eventKey != null && (eventKey.isBlank() || eventKey.length() > 200)) {
             throw new SkailInvalidRequestException("Invalid idempotency key: use 1 to 200 characters");
@@ -342,8 +384,13 @@ public class SkailRuntime {
      * the function, start their attempts over.
      * @throws SkailNotFoundException if the execution is unknown
      * @throws SkailConflictException if it is not FAILED
+     * @throws SkailUnavailableException if the store cannot be reached within the request timeout
      */
     public SkailExecution resume(String taskId) {
+        return request(() -> resumeNow(taskId));
+    }
+
+    private SkailExecution resumeNow(String taskId) {
         ExecutionRow execution = this.store.find(taskId)
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
         if (!this.store.resume(taskId, this.clock.millis())) {
@@ -368,6 +415,18 @@ public class SkailRuntime {
                 branch.discard();
             }
         }
+    }
+
+    /**
+     * Probes the store at once, without retries past {@code timeout}, and counts this workload version's executions
+     * by status (see {@link ExecutionStore#counts}).
+     * @throws dev.skail.platform.StoreUnavailableException with the reason, when the store cannot be reached
+     */
+    public Map<String, Long> probe(Duration timeout) {
+        return StoreDeadline.within(timeout, () -> {
+            this.store.check();
+            return counts();
+        });
     }
 
     public Map<String, Long> counts() {

@@ -13,6 +13,7 @@ import dev.skail.SkailExecution;
 import dev.skail.SkailHistory;
 import dev.skail.SkailInvalidRequestException;
 import dev.skail.SkailNotFoundException;
+import dev.skail.SkailUnavailableException;
 import dev.skail.runtime.SkailJson;
 import dev.skail.runtime.SkailRuntime;
 import jakarta.servlet.http.HttpServletRequest;
@@ -195,6 +196,16 @@ public class SkailApiController {
     @ExceptionHandler(SkailInvalidRequestException.class)
     ResponseEntity<ProblemDetail> invalid(SkailException ex) {
         return problem(HttpStatus.BAD_REQUEST, "Invalid request", ex.getMessage());
+    }
+
+    @ExceptionHandler(SkailUnavailableException.class)
+    ResponseEntity<ProblemDetail> unavailable(SkailUnavailableException ex) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage());
+        problem.setTitle("Store unavailable");
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+            .header("Retry-After", Long.toString(ex.retryAfterSeconds()))
+            .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+            .body(problem);
     }
 
     @ExceptionHandler(org.springframework.web.method.annotation.MethodArgumentTypeMismatchException.class)

@@ -27,6 +27,7 @@ import dev.skail.platform.Lease;
 import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.StepRow;
 import dev.skail.platform.StoreStatementException;
+import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
 import dev.skail.platform.Suspend;
 import org.apache.commons.logging.Log;
@@ -80,6 +81,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     private final boolean initializeSchema;
 
+    /** Why the store cannot be used yet (its schema is not created: the database was unreachable), or null. */
+    private volatile @Nullable String notReady;
+
+    private volatile boolean closed;
+
     /**
      * @param dataSource the store's own data source
      * @param dialect its database's dialect
@@ -109,18 +115,84 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         this.owned = owned;
         this.schema = schema;
         this.initializeSchema = initializeSchema;
+        retry.gate(() -> this.notReady);
     }
 
     @Override
     public void close() throws Exception {
+        this.closed = true;
         if (this.owned != null) {
             this.owned.close();
         }
     }
 
+    /**
+     * Creates or migrates the schema now when the database answers; when it cannot be reached, the application
+     * starts anyway and a background thread migrates as soon as it can (with backoff), every operation failing
+     * with {@link StoreUnavailableException} until then.
+     */
     @Override
     public void initialize() {
-        this.retry.run("initialize the schema", this::migrate);
+        try {
+            this.retry.once("initialize the schema", this::migrate);
+        }
+        catch (StoreUnavailableException ex) {
+            this.notReady = "its schema is not created yet: " + ex.getMessage();
+            logger.warn("skail store cannot be reached (" + ex.getMessage() + "); starting without it, its schema is "
+                    + "created as soon as it answers");
+            Thread initializer = new Thread(this::initializeWhenReachable, "skail-store-init");
+            initializer.setDaemon(true);
+            initializer.start();
+        }
+    }
+
+    private void initializeWhenReachable() {
+        long wait = 200;
+        while (!this.closed) {
+            try {
+                Thread.sleep(wait);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            try {
+                this.retry.once("initialize the schema", this::migrate);
+                this.notReady = null;
+                logger.info("skail store reached: schema ready");
+                return;
+            }
+            catch (RuntimeException ex) {
+                this.notReady = "its schema is not created yet: " + ex.getMessage();
+                wait = Math.min(wait * 2, 5_000);
+            }
+        }
+    }
+
+    /**
+     * A connection and a {@code SELECT 1}, once; on an H2 store whose disk was full, a small write, to learn whether
+     * it has room again.
+     */
+    @Override
+    public void check() {
+        String notReady = this.notReady;
+        if (notReady != null) {
+            throw new StoreUnavailableException("skail store is not ready: " + notReady, null);
+        }
+        boolean diskWasFull = this.retry.diskFull() != null;
+        this.retry.once("answer a probe", () -> {
+            if (diskWasFull) {
+                return inTransaction((connection) -> update(connection, "UPDATE skail_schema SET version = version"));
+            }
+            try (Connection connection = this.dataSource.getConnection();
+                    Statement statement = connection.createStatement()) {
+                statement.execute("SELECT 1");
+                return null;
+            }
+        });
+        if (diskWasFull) {
+            this.retry.diskFreed();
+        }
     }
 
     private Void migrate() throws SQLException {

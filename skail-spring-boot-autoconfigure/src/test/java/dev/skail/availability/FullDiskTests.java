@@ -1,0 +1,129 @@
+package dev.skail.availability;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.SkailClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Issue 10, item 5: the default H2 store on a file system that fills up (a small tmpfs, mounted by the test, which
+ * runs as root). Requests answer 503 saying the store's disk is full, health is DOWN saying so, and once space is
+ * freed the store works again without a restart, every execution accepted before completing.
+ */
+class FullDiskTests {
+
+    private Path mount;
+
+    private ConfigurableApplicationContext app;
+
+    @BeforeEach
+    void mountSmallFileSystem() throws IOException {
+        this.mount = Files.createTempDirectory("skail-full-disk-");
+        run("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", this.mount.toString());
+    }
+
+    @AfterEach
+    void unmount() {
+        try {
+            if (this.app != null) {
+                this.app.close();
+            }
+        }
+        finally {
+            run("umount", this.mount.toString());
+        }
+    }
+
+    @Test
+    void aFullDiskIsNamedAndTheStoreRecoversWithoutARestartOnceSpaceIsFreed() throws IOException {
+        this.app = OutageApp.start("skail.store.directory=" + this.mount.resolve("store"));
+        SkailClient client = this.app.getBean(SkailClient.class);
+        List<String> accepted = List.of("disco-1", "disco-2", "disco-3");
+        for (String id : accepted) {
+            assertThat(OutageApp.post(this.app, "/trigger/vendas/v1.0.0/aprovacao/" + id, "[\"" + id + "\"]")
+                .statusCode()).isEqualTo(202);
+        }
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(accepted)
+            .allSatisfy((id) -> assertThat(client.find(id).orElseThrow().status()).isEqualTo(ExecutionStatus.WAITING)));
+
+        Path filler = this.mount.resolve("filler");
+        fill(filler);
+
+        // a trigger: 503 that says the disk is full, and nothing created
+        String big = "x".repeat(200_000);
+        HttpResponse<String> trigger = OutageApp.post(this.app, "/trigger/vendas/v1.0.0/aprovacao/cheio",
+                "[\"" + big + "\"]");
+        assertThat(trigger.statusCode()).isEqualTo(503);
+        assertThat(trigger.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(trigger.headers().firstValue("Retry-After")).hasValue("2");
+        assertThat(OutageApp.json(trigger).path("detail").asString()).contains("the store's disk is full");
+        OutageApp.Health health = OutageApp.health(this.app);
+        assertThat(health.millis()).isLessThan(1000);
+        assertThat(health.status()).isEqualTo("DOWN");
+        assertThat(health.error()).contains("the store's disk is full");
+
+        Files.delete(filler);
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            OutageApp.Health back = OutageApp.health(this.app);
+            assertThat(back.status()).isEqualTo("UP");
+            assertThat(back.millis()).isLessThan(1000);
+        });
+        assertThat(client.find("cheio")).isEmpty();
+        for (String id : accepted) {
+            assertThat(OutageApp.post(this.app, "/api/v1/fire/vendas/v1.0.0/" + id + "/aprovado", "\"sim\"")
+                .statusCode()).isEqualTo(202);
+        }
+        assertThat(OutageApp.post(this.app, "/trigger/vendas/v1.0.0/pedido/depois", "[\"depois\"]").statusCode())
+            .isEqualTo(202);
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            for (String id : accepted) {
+                assertThat(client.find(id).orElseThrow().result()).isEqualTo("\"confirmado-" + id + ":sim\"");
+            }
+            assertThat(client.find("depois").orElseThrow().status()).isEqualTo(ExecutionStatus.COMPLETED);
+        });
+    }
+
+    /** Writes until the file system has no space left. */
+    private static void fill(Path filler) {
+        byte[] block = new byte[64 * 1024];
+        try (OutputStream out = Files.newOutputStream(filler)) {
+            while (true) {
+                out.write(block);
+            }
+        }
+        catch (IOException expected) {
+            assertThat(expected.getMessage()).contains("No space left");
+        }
+    }
+
+    private static void run(String... command) {
+        try {
+            Process process = new ProcessBuilder(command).inheritIO().start();
+            if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", command) + " failed");
+            }
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException(ex);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+}
