@@ -45,6 +45,17 @@ final class H2JdbcCustomization extends JdbcCustomization {
     }
 
     /**
+     * Runs the migration alone among the stores of this process (the only one that opens the database): two of them
+     * starting at once would both find the schema missing.
+     */
+    @Override
+    <T> T migrating(DataSource dataSource, Migration<T> migration) throws SQLException {
+        synchronized (H2JdbcCustomization.class) {
+            return migration.run();
+        }
+    }
+
+    /**
      * In a file that only this process can open, every RUNNING execution was left so by a process that died: their
      * leases end now, so that they are taken back at once rather than a lease later.
      */
