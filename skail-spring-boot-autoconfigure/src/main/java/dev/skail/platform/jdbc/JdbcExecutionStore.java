@@ -264,7 +264,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 exclude, Math.floorMod(this.turns.getAndIncrement(), 3));
         return this.retry.run("claim due executions", () -> {
             try (Connection connection = this.dataSource.getConnection()) {
-                return this.customization.claimDue(connection, claim);
+                List<Lease> leases = this.customization.claimDue(connection, claim);
+                if (!connection.getAutoCommit()) {
+                    connection.commit();
+                }
+                return leases;
             }
         });
     }
