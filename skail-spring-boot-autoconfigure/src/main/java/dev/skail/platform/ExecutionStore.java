@@ -54,6 +54,20 @@ public interface ExecutionStore {
     List<Lease> claimDue(String workload, String version, String owner, int limit, long now, long leaseUntil,
             Set<String> exclude);
 
+    /**
+     * Calls {@code wakeUp} whenever work of this workload version becomes due at once through another instance (a
+     * trigger, an event, a resume, a child's end there), so that an idle worker need not wait for its next poll.
+     * Nothing by default: a store that one process uses alone has no one else to hear from.
+     * @param workload the workload
+     * @param version its version
+     * @param wakeUp what to call, on a thread of the store's; quick, it must not block
+     * @return what stops listening
+     */
+    default AutoCloseable onDue(String workload, String version, Runnable wakeUp) {
+        return () -> {
+        };
+    }
+
     /** Extends the leases still held; returns those another runner holds now. */
     List<Lease> renew(List<Lease> leases, long now, long leaseUntil);
 

@@ -62,6 +62,8 @@ public class SkailWorker implements SmartLifecycle {
 
     private volatile boolean started;
 
+    private volatile @Nullable AutoCloseable dueListener;
+
     private volatile @Nullable Throwable lastPollFailure;
 
     public SkailWorker(SkailRuntime runtime, ExecutionStore store, Clock clock, int concurrency, Duration pollInterval,
@@ -92,6 +94,9 @@ public class SkailWorker implements SmartLifecycle {
         this.runtime.stopping(false);
         this.runtime.onNewWork(this::nudge);
         this.started = true;
+        // other instances' triggers, events and ended children wake this worker too (PostgreSQL's notifications)
+        this.dueListener = this.store.onDue(this.runtime.settings().workload(), this.runtime.settings().version(),
+                this::nudge);
         long poll = Math.max(1, this.pollInterval.toMillis());
         poller.scheduleWithFixedDelay(this::poll, 0, poll, TimeUnit.MILLISECONDS);
         long heartbeat = Math.max(1, this.runtime.settings().leaseDuration().toMillis() / 3);
@@ -196,6 +201,15 @@ public class SkailWorker implements SmartLifecycle {
         }
         this.started = false;
         this.runtime.stopping(true);
+        AutoCloseable listener = this.dueListener;
+        if (listener != null) {
+            try {
+                listener.close();
+            }
+            catch (Exception ex) {
+                logger.debug("skail worker: could not stop listening for due work", ex);
+            }
+        }
         ScheduledExecutorService poller = this.scheduler;
         ThreadPoolExecutor pool = this.executor;
         if (poller != null) {

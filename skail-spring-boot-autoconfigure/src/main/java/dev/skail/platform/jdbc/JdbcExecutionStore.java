@@ -13,7 +13,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import javax.sql.DataSource;
@@ -66,9 +68,6 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     private static final String WAKE_PARENT = "UPDATE skail_execution SET next_run_at = CASE WHEN status = 'WAITING' "
             + "THEN ? ELSE next_run_at END WHERE task_id = (SELECT parent_task_id FROM skail_execution WHERE task_id = ?)";
 
-    private static final String DUE = "((status IN ('PENDING', 'WAITING') AND next_run_at <= ?) "
-            + "OR (status = 'RUNNING' AND lease_until < ?))";
-
     private final DataSource dataSource;
 
     private final SqlDialect dialect;
@@ -85,6 +84,15 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     private volatile @Nullable String notReady;
 
     private volatile boolean closed;
+
+    private final JdbcCustomization customization;
+
+    /** Which kind of due work a claim takes first, in turns. */
+    private final AtomicInteger turns = new AtomicInteger();
+
+    private final AtomicBoolean started = new AtomicBoolean();
+
+    private final List<AutoCloseable> listeners = new CopyOnWriteArrayList<>();
 
     /**
      * @param dataSource the store's own data source
@@ -115,12 +123,16 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         this.owned = owned;
         this.schema = schema;
         this.initializeSchema = initializeSchema;
+        this.customization = JdbcCustomization.of(dialect);
         retry.gate(() -> this.notReady);
     }
 
     @Override
     public void close() throws Exception {
         this.closed = true;
+        for (AutoCloseable listener : this.listeners) {
+            listener.close();
+        }
         if (this.owned != null) {
             this.owned.close();
         }
@@ -134,7 +146,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public void initialize() {
         try {
-            this.retry.once("initialize the schema", this::migrate);
+            this.retry.once("initialize the schema", this::migrateAndStart);
         }
         catch (StoreUnavailableException ex) {
             this.notReady = "its schema is not created yet: " + ex.getMessage();
@@ -157,7 +169,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 return;
             }
             try {
-                this.retry.once("initialize the schema", this::migrate);
+                this.retry.once("initialize the schema", this::migrateAndStart);
                 this.notReady = null;
                 logger.info("skail store reached: schema ready");
                 return;
@@ -193,6 +205,31 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         if (diskWasFull) {
             this.retry.diskFreed();
         }
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * On PostgreSQL, a connection of the pool listens for the notifications the store's writes send when they make
+     * work due at once; on H2 (one process, whose runtime wakes its own worker) there is nothing to listen to.
+     */
+    @Override
+    public AutoCloseable onDue(String workload, String version, Runnable wakeUp) {
+        AutoCloseable listener = this.customization.listen(this.dataSource, workload, version, wakeUp);
+        this.listeners.add(listener);
+        return () -> {
+            this.listeners.remove(listener);
+            listener.close();
+        };
+    }
+
+    /** Migrates under the database's lock for it, then, once, what the store does when it starts. */
+    private Void migrateAndStart() throws SQLException {
+        this.customization.migrating(this.dataSource, this::migrate);
+        if (this.started.compareAndSet(false, true)) {
+            this.customization.started(this.dataSource);
+        }
+        return null;
     }
 
     private Void migrate() throws SQLException {
@@ -296,6 +333,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         return this.retry.run("create execution " + execution.taskId(), () -> inTransaction(connection -> {
             try {
                 insertExecution(connection, execution);
+                this.customization.announceDue(connection, execution.workload(), execution.version(),
+                        execution.taskId());
                 return Optional.<ExecutionRow>empty();
             }
             catch (SQLException ex) {
@@ -379,61 +418,16 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public List<Lease> claimDue(String workload, String version, String owner, int limit, long now,
             long leaseUntil, Set<String> exclude) {
+        // one statement: the due rows of each kind, taken in turns, updated and read back (see JdbcCustomization)
+        JdbcCustomization.Claim claim = new JdbcCustomization.Claim(workload, version, owner, limit, now, leaseUntil,
+                exclude, Math.floorMod(this.turns.getAndIncrement(), 3));
         return this.retry.run("claim due executions", () -> {
-            // one index range per status (workload, version, status, next_run_at): no scan, no sort of the table;
-            // taken in turns, so that a backlog of new executions never starves wake-ups and expired leases
-            List<List<String>> due = new ArrayList<>();
-            int wanted = limit + exclude.size();
             try (Connection connection = this.dataSource.getConnection()) {
-                for (String sql : List.of(DUE_PENDING, DUE_WAITING, EXPIRED_RUNNING)) {
-                    List<String> ids = new ArrayList<>();
-                    try (PreparedStatement ps = connection.prepareStatement(sql + " FETCH FIRST " + wanted
-                            + " ROWS ONLY")) {
-                        ps.setString(1, workload);
-                        ps.setString(2, version);
-                        ps.setLong(3, now);
-                        try (ResultSet rs = ps.executeQuery()) {
-                            while (rs.next()) {
-                                if (!exclude.contains(rs.getString(1))) {
-                                    ids.add(rs.getString(1));
-                                }
-                            }
-                        }
-                    }
-                    due.add(ids);
+                List<Lease> leases = this.customization.claimDue(connection, claim);
+                if (!connection.getAutoCommit()) {
+                    connection.commit();
                 }
-            }
-            List<String> candidates = new ArrayList<>();
-            for (int i = 0; candidates.size() < limit && due.stream().anyMatch((ids) -> !ids.isEmpty()); i++) {
-                List<String> ids = due.get(i % due.size());
-                if (!ids.isEmpty()) {
-                    String taskId = ids.remove(0);
-                    if (!candidates.contains(taskId)) {
-                        candidates.add(taskId);
-                    }
-                }
-            }
-            List<Lease> leases = new ArrayList<>();
-            for (String taskId : candidates) {
-                claimOne(taskId, owner, now, leaseUntil).ifPresent(leases::add);
-            }
-            return leases;
-        });
-    }
-
-    private Optional<Lease> claimOne(String taskId, String owner, long now, long leaseUntil) throws SQLException {
-        String token = UUID.randomUUID().toString();
-        return inTransaction(connection -> {
-            try (PreparedStatement ps = connection.prepareStatement("UPDATE skail_execution SET status = 'RUNNING', "
-                    + "lease_owner = ?, lease_token = ?, lease_until = ?, updated_at = ? WHERE task_id = ? AND " + DUE)) {
-                ps.setString(1, owner);
-                ps.setString(2, token);
-                ps.setLong(3, leaseUntil);
-                ps.setLong(4, now);
-                ps.setString(5, taskId);
-                ps.setLong(6, now);
-                ps.setLong(7, now);
-                return (ps.executeUpdate() == 1) ? Optional.of(new Lease(taskId, owner, token)) : Optional.empty();
+                return leases;
             }
         });
     }
@@ -614,8 +608,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             update(connection, "INSERT INTO skail_event (task_id, name, payload, fired_at, event_key) "
                     + "VALUES (?, ?, ?, ?, ?)", taskId, name, payload, now, eventKey);
             // a waiting execution is due at once; a running one checks for kept events when it suspends
-            update(connection, "UPDATE skail_execution SET next_run_at = ?, updated_at = ? WHERE task_id = ? "
-                    + "AND status = 'WAITING'", now, now, taskId);
+            if (update(connection, "UPDATE skail_execution SET next_run_at = ?, updated_at = ? WHERE task_id = ? "
+                    + "AND status = 'WAITING'", now, now, taskId) == 1) {
+                this.customization.announceDue(connection, taskId);
+            }
             return FireOutcome.FIRED;
         }));
     }
@@ -660,6 +656,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     + "updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?",
                     resultJson, now, lease.taskId());
             update(connection, WAKE_PARENT, now, lease.taskId());
+            this.customization.announceParentDue(connection, lease.taskId());
             return null;
         }));
     }
@@ -675,6 +672,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     + "updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?",
                     errorJson, now, lease.taskId());
             update(connection, WAKE_PARENT, now, lease.taskId());
+            this.customization.announceParentDue(connection, lease.taskId());
             return null;
         }));
     }
@@ -687,6 +685,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     + "lease_token = NULL, lease_until = NULL WHERE task_id = ? AND status = 'FAILED'", now, now, taskId);
             if (resumed == 1) {
                 dropLastFailedCommand(connection, taskId);
+                this.customization.announceDue(connection, taskId);
             }
             return resumed == 1;
         }));
@@ -696,10 +695,12 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     public void release(Lease lease, long now) {
         this.retry.run("release " + lease.taskId(), () -> inTransaction(connection -> {
             // due again at once: whoever polls next picks it up
-            update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
+            if (update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
                     + "lease_owner = NULL, lease_token = NULL, lease_until = NULL "
                     + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'", now, now, lease.taskId(),
-                    lease.token());
+                    lease.token()) == 1) {
+                this.customization.announceDue(connection, lease.taskId());
+            }
             return null;
         }));
     }

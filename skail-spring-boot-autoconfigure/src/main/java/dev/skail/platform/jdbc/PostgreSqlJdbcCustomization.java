@@ -1,0 +1,140 @@
+package dev.skail.platform.jdbc;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.HexFormat;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import dev.skail.platform.Lease;
+
+/**
+ * The store on PostgreSQL, shared by several instances.
+ * <ul>
+ * <li>A claim is one statement: the due rows of each kind are locked with {@code FOR UPDATE SKIP LOCKED} (instances
+ * claiming at once take different rows instead of waiting for each other) and updated, each with a token of its
+ * own, and the leases come back with {@code RETURNING}.</li>
+ * <li>Writes that make work due at once (a trigger, an event to a waiting execution, a resume, a child's end, a
+ * hand-back) send {@code pg_notify} in their transaction, on a channel per workload version; each instance listens
+ * on a connection of its own and polls at once ({@link PostgreSqlNotificationListener}).</li>
+ * <li>The schema is migrated under an advisory lock, so that instances starting at once on an empty database do not
+ * race.</li>
+ * </ul>
+ */
+final class PostgreSqlJdbcCustomization extends JdbcCustomization {
+
+    /** The first key of the advisory lock around migrations ("skai"); the second is the schema's. */
+    private static final int MIGRATION_LOCK = 0x736b6169;
+
+    private static final String UNLOCK = "SELECT pg_advisory_unlock(?, hashtext(COALESCE(current_schema(), '')))";
+
+    private static final String CHANNEL_PREFIX = "skail_";
+
+    private static final String CLAIM = "WITH due AS (" + dueTaskIds(" FOR UPDATE SKIP LOCKED") + ") "
+            + "UPDATE skail_execution SET status = 'RUNNING', lease_owner = ?, "
+            + "lease_token = md5(random()::text || task_id), lease_until = ?, updated_at = ? "
+            + "WHERE task_id IN (SELECT task_id FROM due) RETURNING task_id, lease_token";
+
+    /** A notification on the channel of the execution's own workload version, the same as {@link #channel}. */
+    private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL_PREFIX
+            + "' || md5(workload || ':' || version), task_id) FROM skail_execution WHERE ";
+
+    private static final String NOTIFY_EXECUTION = NOTIFY + "task_id = ?";
+
+    private static final String NOTIFY_PARENT = NOTIFY + "task_id = "
+            + "(SELECT parent_task_id FROM skail_execution WHERE task_id = ?) AND status = 'WAITING'";
+
+    @Override
+    List<Lease> claimDue(Connection connection, Claim claim) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(CLAIM)) {
+            int index = bindDue(ps, 1, claim);
+            ps.setString(index++, claim.owner());
+            ps.setLong(index++, claim.leaseUntil());
+            ps.setLong(index, claim.now());
+            return leases(ps, claim.owner());
+        }
+    }
+
+    @Override
+    void announceDue(Connection connection, String workload, String version, String taskId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
+            ps.setString(1, channel(workload, version));
+            ps.setString(2, taskId);
+            ps.execute();
+        }
+    }
+
+    @Override
+    void announceDue(Connection connection, String taskId) throws SQLException {
+        notify(connection, NOTIFY_EXECUTION, taskId);
+    }
+
+    @Override
+    void announceParentDue(Connection connection, String childTaskId) throws SQLException {
+        notify(connection, NOTIFY_PARENT, childTaskId);
+    }
+
+    private static void notify(Connection connection, String sql, String taskId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.setString(1, taskId);
+            ps.execute();
+        }
+    }
+
+    @Override
+    AutoCloseable listen(DataSource dataSource, String workload, String version, Runnable wakeUp) {
+        return new PostgreSqlNotificationListener(dataSource, channel(workload, version), wakeUp);
+    }
+
+    @Override
+    <T> T migrating(DataSource dataSource, Migration<T> migration) throws SQLException {
+        // a session lock on a connection of its own: the migration commits several times on another one
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(true);
+            lock(connection, "SELECT pg_advisory_lock(?, hashtext(COALESCE(current_schema(), '')))");
+            T migrated;
+            try {
+                migrated = migration.run();
+            }
+            catch (SQLException | RuntimeException ex) {
+                try {
+                    lock(connection, UNLOCK);
+                }
+                catch (SQLException unlockFailure) {
+                    // the connection is broken: PostgreSQL ends the lock with the session
+                    ex.addSuppressed(unlockFailure);
+                }
+                throw ex;
+            }
+            lock(connection, UNLOCK);
+            return migrated;
+        }
+    }
+
+    private static void lock(Connection connection, String sql) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.setInt(1, MIGRATION_LOCK);
+            ps.execute();
+        }
+    }
+
+    /**
+     * The channel of a workload version: a name PostgreSQL accepts whatever the workload's name and length (at most 63
+     * bytes, no quoting), the same as the one {@link #NOTIFY} makes in SQL.
+     */
+    static String channel(String workload, String version) {
+        try {
+            byte[] digest = MessageDigest.getInstance("MD5")
+                .digest((workload + ":" + version).getBytes(StandardCharsets.UTF_8));
+            return CHANNEL_PREFIX + HexFormat.of().formatHex(digest);
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+}

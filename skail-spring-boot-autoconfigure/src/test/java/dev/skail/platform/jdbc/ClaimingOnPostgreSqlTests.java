@@ -1,0 +1,210 @@
+package dev.skail.platform.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.skail.ExecutionStatus;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.Lease;
+import dev.skail.platform.StepRow;
+import dev.skail.platform.Suspend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link ClaimingTests} on PostgreSQL (each test in schemas of its own), and what only PostgreSQL does: an instance
+ * that makes work due at once wakes the others through {@code LISTEN/NOTIFY}. The PostgreSQL is the one
+ * {@code bin/test-postgres} starts; its URL comes in {@code skail.test.postgres-url} or
+ * {@code SKAIL_TEST_POSTGRES_URL}.
+ */
+class ClaimingOnPostgreSqlTests extends ClaimingTests {
+
+    private static final Duration WITHIN_A_SECOND = Duration.ofSeconds(1);
+
+    private final List<String> schemas = new ArrayList<>();
+
+    /** A version of its own per test: notifications are database-wide, other tests' must not count here. */
+    private final String version = "v-" + UUID.randomUUID();
+
+    @BeforeEach
+    void database() {
+        freshDatabase();
+    }
+
+    @AfterEach
+    void dropSchemas() throws Exception {
+        try (Connection connection = java.sql.DriverManager.getConnection(postgresUrl());
+                Statement statement = connection.createStatement()) {
+            for (String schema : this.schemas) {
+                statement.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+            }
+        }
+    }
+
+    @Override
+    SqlDialect dialect() {
+        return SqlDialect.POSTGRESQL;
+    }
+
+    @Override
+    String url() {
+        return postgresUrl();
+    }
+
+    @Override
+    void configure(HikariDataSource pool) {
+        pool.setSchema(this.schemas.get(this.schemas.size() - 1));
+    }
+
+    @Override
+    void freshDatabase() {
+        String schema = "claiming_" + UUID.randomUUID().toString().replace("-", "");
+        try (Connection connection = java.sql.DriverManager.getConnection(postgresUrl());
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA " + schema);
+        }
+        catch (java.sql.SQLException ex) {
+            throw new IllegalStateException(ex);
+        }
+        this.schemas.add(schema);
+    }
+
+    static String postgresUrl() {
+        String url = System.getProperty("skail.test.postgres-url", System.getenv("SKAIL_TEST_POSTGRES_URL"));
+        if (url == null || url.isBlank()) {
+            throw new IllegalStateException("No PostgreSQL for the tests: run them with ./bin/test, which starts one "
+                    + "(bin/test-postgres), or pass -Dskail.test.postgres-url=jdbc:postgresql://...");
+        }
+        return url;
+    }
+
+    @Test
+    void aTriggerOnOneInstanceWakesAnotherWithinASecond() throws Exception {
+        JdbcExecutionStore triggering = instance();
+        AtomicInteger wakeUps = listening(instance());
+        int before = wakeUps.get();
+
+        triggering.create(execution("t-1", this.version, 0));
+
+        await().atMost(WITHIN_A_SECOND).until(() -> wakeUps.get() > before);
+    }
+
+    @Test
+    void anEventFiredAtAWaitingExecutionWakesAnotherInstanceWithinASecond() throws Exception {
+        JdbcExecutionStore firing = instance();
+        firing.create(execution("t-1", this.version, 0));
+        Lease lease = firing.claimDue("vendas", this.version, "a", 1, 100, 30_100, Set.of()).get(0);
+        firing.suspend(lease, new Suspend(ExecutionStatus.WAITING, null, Set.of("aprovado"), Set.of()), 200);
+        AtomicInteger wakeUps = listening(instance());
+        int before = wakeUps.get();
+
+        firing.fire("t-1", "aprovado", "true", "k-1", 300);
+
+        await().atMost(WITHIN_A_SECOND).until(() -> wakeUps.get() > before);
+    }
+
+    @Test
+    void aChildsEndWakesTheInstancesOfItsWaitingParentWithinASecond() throws Exception {
+        JdbcExecutionStore running = instance();
+        running.create(execution("parent", this.version, 0));
+        Lease parent = running.claimDue("vendas", this.version, "a", 1, 100, 30_100, Set.of()).get(0);
+        ExecutionRow child = new ExecutionRow("child", "vendas", this.version, "reservar", "[]",
+                ExecutionStatus.PENDING, null, null, 1, 0, 150L, 150, 150, "parent");
+        running.startChild(parent, new StepRow("parent", 0, StepRow.CHILD, "reservar", "[]", StepRow.PENDING, null,
+                null, "key", 1, 150, 150, "child"), child, 150, 30_150);
+        running.suspend(parent, new Suspend(ExecutionStatus.WAITING, null, Set.of(), Set.of("child")), 200);
+        Lease childLease = running.claimDue("vendas", this.version, "a", 1, 300, 30_300, Set.of()).get(0);
+        AtomicInteger wakeUps = listening(instance());
+        int before = wakeUps.get();
+
+        running.complete(childLease, "\"ok\"", 400);
+
+        await().atMost(WITHIN_A_SECOND).until(() -> wakeUps.get() > before);
+        assertThat(running.claimDue("vendas", this.version, "b", 10, 500, 30_500, Set.of()))
+            .extracting(Lease::taskId).containsExactly("parent");
+    }
+
+    @Test
+    void aResumeOnOneInstanceWakesAnotherWithinASecond() throws Exception {
+        JdbcExecutionStore resuming = instance();
+        resuming.create(execution("t-1", this.version, 0));
+        Lease lease = resuming.claimDue("vendas", this.version, "a", 1, 100, 30_100, Set.of()).get(0);
+        resuming.fail(lease, "{}", null, 200);
+        AtomicInteger wakeUps = listening(instance());
+        int before = wakeUps.get();
+
+        assertThat(resuming.resume("t-1", 300)).isTrue();
+
+        await().atMost(WITHIN_A_SECOND).until(() -> wakeUps.get() > before);
+    }
+
+    @Test
+    void theListenerListensAgainAfterItsConnectionIsDropped() throws Exception {
+        JdbcExecutionStore triggering = instance();
+        AtomicInteger wakeUps = listening(instance());
+        int before = wakeUps.get();
+
+        assertThat(dropListeningConnections()).isPositive();
+
+        // listening again, it wakes the worker once (work may have become due meanwhile)
+        await().atMost(Duration.ofSeconds(5)).until(() -> wakeUps.get() > before);
+        await().atMost(Duration.ofSeconds(5)).until(() -> listeningConnections() > 0);
+        int listeningAgain = wakeUps.get();
+        triggering.create(execution("t-1", this.version, 0));
+        await().atMost(WITHIN_A_SECOND).until(() -> wakeUps.get() > listeningAgain);
+    }
+
+    @Test
+    void closingTheStoreStopsListeningAndGivesTheConnectionBack() throws Exception {
+        JdbcExecutionStore store = instance();
+        listening(store);
+
+        store.close();
+
+        assertThat(listeningConnections()).isZero();
+    }
+
+    /** Listens for this test's version; returns once it listens (it wakes up once then). */
+    private AtomicInteger listening(JdbcExecutionStore store) {
+        return listening(store, this.version);
+    }
+
+    private AtomicInteger listening(JdbcExecutionStore store, String version) {
+        AtomicInteger wakeUps = new AtomicInteger();
+        store.onDue("vendas", version, wakeUps::incrementAndGet);
+        await().atMost(Duration.ofSeconds(5)).until(() -> wakeUps.get() > 0);
+        return wakeUps;
+    }
+
+    private int listeningConnections() throws Exception {
+        return terminate("SELECT COUNT(*) FROM pg_stat_activity WHERE query = ? AND state = 'idle'");
+    }
+
+    private int dropListeningConnections() throws Exception {
+        return terminate("SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query = ?");
+    }
+
+    private int terminate(String sql) throws Exception {
+        try (Connection connection = java.sql.DriverManager.getConnection(postgresUrl());
+                PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.setString(1, "LISTEN " + PostgreSqlJdbcCustomization.channel("vendas", this.version));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+}
