@@ -5,11 +5,14 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HexFormat;
 import java.util.List;
 
 import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.skail.platform.Lease;
 
@@ -31,7 +34,12 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
     /** The first key of the advisory lock around migrations ("skai"); the second is the schema's. */
     private static final int MIGRATION_LOCK = 0x736b6169;
 
-    private static final String UNLOCK = "SELECT pg_advisory_unlock(?, hashtext(COALESCE(current_schema(), '')))";
+    /**
+     * The second half of the migration lock's key: the connection's search path, which names the schema the store
+     * uses whether it exists yet or not ({@code current_schema()} changes when the migration creates it, and an
+     * unlock with another key would leave the lock held by a pooled connection).
+     */
+    private static final String LOCK_KEY = "SELECT hashtext(current_setting('search_path'))";
 
     private static final String CHANNEL_PREFIX = "skail_";
 
@@ -96,29 +104,56 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
         // a session lock on a connection of its own: the migration commits several times on another one
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(true);
-            lock(connection, "SELECT pg_advisory_lock(?, hashtext(COALESCE(current_schema(), '')))");
+            int key = lockKey(connection);
+            advisory(connection, "SELECT pg_advisory_lock(?, ?)", key);
             T migrated;
             try {
                 migrated = migration.run();
             }
-            catch (SQLException | RuntimeException ex) {
-                try {
-                    lock(connection, UNLOCK);
-                }
-                catch (SQLException unlockFailure) {
-                    // the connection is broken: PostgreSQL ends the lock with the session
-                    ex.addSuppressed(unlockFailure);
-                }
+            catch (SQLException | RuntimeException | Error ex) {
+                unlock(connection, key, ex);
                 throw ex;
             }
-            lock(connection, UNLOCK);
+            unlock(connection, key, null);
             return migrated;
         }
     }
 
-    private static void lock(Connection connection, String sql) throws SQLException {
+    private static int lockKey(Connection connection) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(LOCK_KEY); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /** Releases the lock; when that fails, the connection is closed for good, which ends the session and the lock. */
+    private static void unlock(Connection connection, int key, @Nullable Throwable failure) throws SQLException {
+        boolean released;
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_advisory_unlock(?, ?)")) {
+            ps.setInt(1, MIGRATION_LOCK);
+            ps.setInt(2, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                released = rs.next() && rs.getBoolean(1);
+            }
+        }
+        catch (SQLException ex) {
+            if (failure != null) {
+                failure.addSuppressed(ex);
+            }
+            released = false;
+        }
+        if (!released) {
+            // never give a connection that may still hold the lock back to the pool
+            try (PreparedStatement ps = connection.prepareStatement("SELECT pg_advisory_unlock_all()")) {
+                ps.execute();
+            }
+        }
+    }
+
+    private static void advisory(Connection connection, String sql, int key) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             ps.setInt(1, MIGRATION_LOCK);
+            ps.setInt(2, key);
             ps.execute();
         }
     }

@@ -92,6 +92,38 @@ class ClaimingOnPostgreSqlTests extends ClaimingTests {
     }
 
     @Test
+    void storesThatCreateTheirSchemasReleaseTheirMigrationLocksSoOtherInstancesStart() throws Exception {
+        List<HikariDataSource> pools = new ArrayList<>();
+        try {
+            for (int instance = 0; instance < 2; instance++) {
+                String schema = "claiming_" + UUID.randomUUID().toString().replace("-", "");
+                this.schemas.add(schema);
+                HikariDataSource pool = new HikariDataSource();
+                pool.setJdbcUrl(postgresUrl());
+                pool.setSchema(schema); // missing: the store's migration creates it
+                pool.setMaximumPoolSize(3);
+                pools.add(pool);
+                JdbcExecutionStore store = new JdbcExecutionStore(pool, SqlDialect.POSTGRESQL,
+                        new StoreRetry(SqlDialect.POSTGRESQL, 3, Duration.ofMillis(1), Duration.ofMillis(5)), null,
+                        schema, true);
+                // the second waited forever: the first kept its lock on a pooled connection, under the key both took
+                java.util.concurrent.CompletableFuture.runAsync(store::initialize)
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            try (Connection connection = pools.get(0).getConnection();
+                    Statement statement = connection.createStatement();
+                    java.sql.ResultSet rs = statement.executeQuery("SELECT COUNT(*) FROM pg_locks "
+                            + "WHERE locktype = 'advisory' AND classid = " + 0x736b6169)) {
+                rs.next();
+                assertThat(rs.getInt(1)).isZero();
+            }
+        }
+        finally {
+            pools.forEach(HikariDataSource::close);
+        }
+    }
+
+    @Test
     void aTriggerOnOneInstanceWakesAnotherWithinASecond() throws Exception {
         JdbcExecutionStore triggering = instance();
         AtomicInteger wakeUps = listening(instance());
