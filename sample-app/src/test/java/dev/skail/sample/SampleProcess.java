@@ -89,6 +89,34 @@ final class SampleProcess implements AutoCloseable {
         return URI.create("http://localhost:" + this.port + path);
     }
 
+    /** The port its HTTP server listens on. */
+    int port() {
+        return this.port;
+    }
+
+    /** The operating system's id of the process. */
+    long pid() {
+        return this.process.pid();
+    }
+
+    /** SIGSTOP: the whole process freezes (threads, timers, lease renewals) as in a long GC pause or a stalled VM. */
+    void pause() throws IOException, InterruptedException {
+        signal("-STOP");
+    }
+
+    /** SIGCONT: a paused process carries on from where it was frozen. */
+    void resume() throws IOException, InterruptedException {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", signal, String.valueOf(pid())).redirectErrorStream(true).start();
+        String output = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill " + signal + " " + pid() + " failed: " + output);
+        }
+    }
+
     /** SIGKILL: no shutdown hook, no graceful stop, nothing flushed by the JVM. */
     void kill() throws InterruptedException {
         this.process.destroyForcibly();
