@@ -47,11 +47,21 @@ final class SampleProcess implements AutoCloseable {
         Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
             if (!process.isAlive()) {
                 throw new IllegalStateException("the sample exited with " + process.exitValue() + "; see "
-                        + workDir.resolve("console.log"));
+                        + workDir.resolve("console.log") + ", which ends with:\n" + tail(workDir.resolve("console.log")));
             }
             return sample.healthUp();
         });
         return sample;
+    }
+
+    /** The causes at the end of a log, where a failed start says why. */
+    private static String tail(Path log) throws IOException {
+        List<String> lines = java.nio.file.Files.readAllLines(log);
+        List<String> causes = lines.stream()
+            .filter((line) -> line.contains("Exception") || line.contains("Caused by") || line.contains("ERROR"))
+            .toList();
+        List<String> shown = causes.isEmpty() ? lines : causes;
+        return String.join("\n", shown.subList(Math.max(0, shown.size() - 20), shown.size()));
     }
 
     private boolean healthUp() {

@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -57,7 +58,7 @@ class ScaleOutTests {
 
     private static final String VERSION = "vendas/v1.0.0";
 
-    @TempDir
+    @TempDir(cleanup = CleanupMode.NEVER)
     Path workDir;
 
     private final Set<String> lateEventsFired = ConcurrentHashMap.newKeySet();
@@ -227,7 +228,7 @@ class ScaleOutTests {
                 "--skail.worker.lease-duration=" + LEASE.toSeconds() + "s",
                 "--skail.worker.concurrency=" + CONCURRENCY, "--skail.worker.poll-interval=100ms",
                 "--skail.retry.backoff.initial=100ms", "--skail.retry.backoff.max=1s",
-                "--sample.journal=" + journal, "--sample.latency=5ms", "--sample.gateway-failures=2",
+                "--sample.journal=" + journal, "--sample.latency=20ms", "--sample.gateway-failures=2",
                 "--sample.prazo-confirmacao=1s" };
     }
 
