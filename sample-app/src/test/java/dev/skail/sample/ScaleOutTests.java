@@ -126,7 +126,6 @@ class ScaleOutTests {
             awaitProgress(steady, orders, Duration.ofSeconds(60),
                     () -> completed(steady) >= EXECUTIONS / 5 && busy(killed) >= CONCURRENCY / 2);
             killed.kill();
-            Instant killedAt = Instant.now();
             long completedAtKill = completed(steady);
             int heldAtKill = held(store, "killed");
 
@@ -163,21 +162,24 @@ class ScaleOutTests {
                 }
             }
             finally {
-                System.out.printf("ScaleOutTests: %d executions (%d processarPedido, %d confirmarEntrega) on 3 instances "
-                    + "(concurrency %d, lease %s); started in %d ms, triggered in %d ms, all completed %d ms after the "
-                    + "first trigger (%d ms in all with the checks); killed with %d completed and %d executions held, "
-                    + "paused with %d completed and %d held, for %d ms (its log lines on leases lost: %d); events fired before the wait: %d, after: %d; steps: %d; attempts: %d (%d failed, "
-                    + "%d function attempts); effects journaled per instance: %s; duplicate effects: %s (lines in the "
-                    + "killed instance's journal: %d, in the paused one's: %d); overlapping attempts: %d%n",
-                    EXECUTIONS, orders.stream().filter((o) -> o.recebedor() == null).count(),
-                    orders.stream().filter((o) -> o.recebedor() != null).count(), CONCURRENCY, LEASE,
-                    Duration.between(began, started).toMillis(), Duration.between(started, triggered).toMillis(),
-                    Duration.between(started, allCompleted).toMillis(),
-                    Duration.between(began, Instant.now()).toMillis(), completedAtKill, heldAtKill, completedAtPause,
-                    heldAtPause, pausedFor.toMillis(), leasesLost, firedBeforeTheWait.get(), this.lateEventsFired.size(), tally.steps,
-                    tally.attempts, tally.failedAttempts, tally.functionAttempts, totals(effectsByInstance),
-                    tally.duplicatesByEffect, tally.duplicatesOnKilled, tally.duplicatesOnPaused,
-                    tally.overlaps.size());
+                System.out.printf("ScaleOutTests: %d executions (%d processarPedido, %d confirmarEntrega) on 3 "
+                        + "instances (concurrency %d, lease %s); started in %d ms, triggered in %d ms, all completed %d "
+                        + "ms after the first trigger (%d ms in all with the checks)%n",
+                        EXECUTIONS, orders.stream().filter((o) -> o.recebedor() == null).count(),
+                        orders.stream().filter((o) -> o.recebedor() != null).count(), CONCURRENCY, LEASE,
+                        Duration.between(began, started).toMillis(), Duration.between(started, triggered).toMillis(),
+                        Duration.between(started, allCompleted).toMillis(),
+                        Duration.between(began, Instant.now()).toMillis());
+                System.out.printf("ScaleOutTests: killed with %d completed and %d executions held; paused with %d "
+                        + "completed and %d held, for %d ms (its log lines on leases lost: %d); events fired before "
+                        + "the wait: %d, after: %d%n", completedAtKill, heldAtKill, completedAtPause, heldAtPause,
+                        pausedFor.toMillis(), leasesLost, firedBeforeTheWait.get(), this.lateEventsFired.size());
+                System.out.printf("ScaleOutTests: steps: %d; attempts: %d (%d failed, %d function attempts); effects "
+                        + "journaled per instance: %s; duplicate effects: %s (with a line in the killed instance's "
+                        + "journal: %d, in the paused one's: %d, elsewhere: %d); overlapping attempts: %d%n",
+                        tally.steps, tally.attempts, tally.failedAttempts, tally.functionAttempts,
+                        totals(effectsByInstance), tally.duplicatesByEffect, tally.duplicatesOnKilled,
+                        tally.duplicatesOnPaused, tally.duplicatesElsewhere.size(), tally.overlaps.size());
                 tally.overlaps.forEach(System.out::println);
                 tally.duplicatesElsewhere.forEach(System.out::println);
             }
@@ -197,7 +199,6 @@ class ScaleOutTests {
             assertThat(this.lateEventsFired).as("events fired once their execution waited").isNotEmpty();
             assertThat(effectsByInstance.values()).as("every instance ran effects")
                 .allSatisfy((effects) -> assertThat(effects).isNotEmpty());
-            assertThat(killedAt).isBefore(pausedAt);
         }
         finally {
             pool.shutdownNow();
