@@ -63,7 +63,7 @@ class ScaleOutTests {
 
     private static final String VERSION = "vendas/v1.0.0";
 
-    @TempDir(cleanup = CleanupMode.NEVER)
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS) // the instances' logs and journals stay when it fails
     Path workDir;
 
     private final Set<String> lateEventsFired = ConcurrentHashMap.newKeySet();
