@@ -55,6 +55,19 @@ public class Pedidos {
         return "CONFIRMADO";
     }
 
+    /**
+     * Waits until the carrier reports that a dispatched order was delivered: the event {@code entregue}, fired with
+     * who received it ({@code POST /api/v1/fire/vendas/v1.0.0/{taskId}/entregue}, body {@code "Maria"}), then records
+     * the delivery. An event fired before the function reaches the wait is kept for it (S7).
+     */
+    @SkailFunction
+    public String confirmarEntrega(UUID pedidoId) {
+        despacharPedido(pedidoId);
+        String recebedor = Skail.waitForEvent("entregue", String.class); // hibernates until the carrier reports
+        registrarEntrega(pedidoId, recebedor);
+        return "ENTREGUE a " + recebedor;
+    }
+
     @SkailCommand
     public String reservarEstoque(UUID pedidoId) {
         return effect("reservarEstoque", "reserva-" + pedidoId);
@@ -97,6 +110,16 @@ public class Pedidos {
     @SkailCommand
     public void confirmarPedido(UUID pedidoId) {
         effect("confirmarPedido", null);
+    }
+
+    @SkailCommand
+    public void despacharPedido(UUID pedidoId) {
+        effect("despacharPedido", null);
+    }
+
+    @SkailCommand
+    public void registrarEntrega(UUID pedidoId, String recebedor) {
+        effect("registrarEntrega", null);
     }
 
     private String effect(String name, String value) {

@@ -47,11 +47,21 @@ final class SampleProcess implements AutoCloseable {
         Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
             if (!process.isAlive()) {
                 throw new IllegalStateException("the sample exited with " + process.exitValue() + "; see "
-                        + workDir.resolve("console.log"));
+                        + workDir.resolve("console.log") + ", which ends with:\n" + tail(workDir.resolve("console.log")));
             }
             return sample.healthUp();
         });
         return sample;
+    }
+
+    /** The causes at the end of a log, where a failed start says why. */
+    private static String tail(Path log) throws IOException {
+        List<String> lines = java.nio.file.Files.readAllLines(log);
+        List<String> causes = lines.stream()
+            .filter((line) -> line.contains("Exception") || line.contains("Caused by") || line.contains("ERROR"))
+            .toList();
+        List<String> shown = causes.isEmpty() ? lines : causes;
+        return String.join("\n", shown.subList(Math.max(0, shown.size() - 20), shown.size()));
     }
 
     private boolean healthUp() {
@@ -87,6 +97,34 @@ final class SampleProcess implements AutoCloseable {
 
     private URI uri(String path) {
         return URI.create("http://localhost:" + this.port + path);
+    }
+
+    /** The port its HTTP server listens on. */
+    int port() {
+        return this.port;
+    }
+
+    /** The operating system's id of the process. */
+    long pid() {
+        return this.process.pid();
+    }
+
+    /** SIGSTOP: the whole process freezes (threads, timers, lease renewals) as in a long GC pause or a stalled VM. */
+    void pause() throws IOException, InterruptedException {
+        signal("-STOP");
+    }
+
+    /** SIGCONT: a paused process carries on from where it was frozen. */
+    void resume() throws IOException, InterruptedException {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", signal, String.valueOf(pid())).redirectErrorStream(true).start();
+        String output = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill " + signal + " " + pid() + " failed: " + output);
+        }
     }
 
     /** SIGKILL: no shutdown hook, no graceful stop, nothing flushed by the JVM. */
