@@ -77,18 +77,14 @@ class ScaleOutTests {
         List<SampleProcess> running = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(6);
         try {
-            // three instances, each with its own work directory and journal: the first one creates the schema, the
-            // other two start at once (two instances starting at once on an empty database race on the schema
-            // until the migrations take an advisory lock: issue 10, item 2)
+            // three instances, each with its own work directory and journal, all starting at once on the empty
+            // database: the migrations take turns under an advisory lock
             Map<String, Future<SampleProcess>> starting = new LinkedHashMap<>();
             for (String name : List.of("steady", "killed", "paused")) {
                 Path dir = Files.createDirectories(this.workDir.resolve(name));
                 journals.put(name, dir.resolve("effects.log"));
                 starting.put(name, pool.submit(() -> SampleProcess.start(dir, arguments(store, name,
                         dir.resolve("effects.log")))));
-                if (name.equals("steady")) {
-                    starting.get(name).get();
-                }
             }
             Map<String, SampleProcess> instances = new LinkedHashMap<>();
             Exception startFailure = null;
