@@ -14,6 +14,7 @@ import java.util.UUID;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.skail.SkailClient;
+import dev.skail.SkailJsonCustomizer;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.jdbc.DeadlineDataSource;
 import dev.skail.platform.jdbc.H2Urls;
@@ -67,8 +68,8 @@ public final class SkailAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    SkailJson skailJson() {
-        return SkailJson.createDefault();
+    SkailJson skailJson(ObjectProvider<SkailJsonCustomizer> customizers) {
+        return SkailJson.createDefault(customizers.orderedStream().toList());
     }
 
     @Bean

@@ -10,6 +10,7 @@ import java.util.Map;
 
 import dev.skail.SkailCommand;
 import dev.skail.SkailFunction;
+import dev.skail.SkailJsonCustomizer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -91,8 +92,10 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
         Map<String, FunctionDefinition> functions = new LinkedHashMap<>();
         // an application's own SkailJson (more modules, other settings) is the one to check types with: the runtime
         // does it once that bean exists
+        // and so is the default one when SkailJsonCustomizer beans change it
         this.jsonCheckDeferred = java.util.Arrays.stream(beanFactory.getBeanNamesForType(SkailJson.class, true, false))
-            .anyMatch((name) -> !name.equals("skailJson"));
+            .anyMatch((name) -> !name.equals("skailJson"))
+                || beanFactory.getBeanNamesForType(SkailJsonCustomizer.class, true, false).length > 0;
         this.steps.clear();
         ClassLoader classLoader = beanFactory.getBeanClassLoader();
         for (String beanName : beanFactory.getBeanDefinitionNames()) {

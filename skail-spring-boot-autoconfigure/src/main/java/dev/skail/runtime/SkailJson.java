@@ -4,6 +4,7 @@ import java.io.StringWriter;
 import java.lang.reflect.Type;
 
 import dev.skail.SkailError;
+import dev.skail.SkailJsonCustomizer;
 import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import tools.jackson.core.JacksonException;
@@ -18,6 +19,7 @@ import tools.jackson.databind.ValueDeserializer;
 import tools.jackson.databind.ValueSerializer;
 import tools.jackson.databind.cfg.DateTimeFeature;
 import tools.jackson.databind.cfg.JsonNodeFeature;
+import tools.jackson.databind.deser.AbstractDeserializer;
 import tools.jackson.databind.deser.bean.BeanDeserializerBase;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.NullNode;
@@ -49,6 +51,18 @@ public class SkailJson {
     /** The default codec: a plain {@link JsonMapper} of its own, so the application's settings stay its own. */
     public static SkailJson createDefault() {
         return new SkailJson(JsonMapper.builder().build());
+    }
+
+    /**
+     * The default codec, its mapper's builder customized first by each of {@code customizers}, in order.
+     * @param customizers what to apply to the builder (modules, serializers, settings); the codec is made exact after
+     */
+    public static SkailJson createDefault(Iterable<? extends SkailJsonCustomizer> customizers) {
+        JsonMapper.Builder builder = JsonMapper.builder();
+        for (SkailJsonCustomizer customizer : customizers) {
+            customizer.customize(builder);
+        }
+        return new SkailJson(builder.build());
     }
 
     /** A shared default codec, for reading views ({@code SkailExecution.result(Class)}) outside a runtime. */
@@ -219,6 +233,18 @@ public class SkailJson {
     }
 
     /** Why values of this type cannot be read back from JSON, or {@code null} when they can. */
+    /** Whether a module (e.g. of a {@code SkailJsonCustomizer}) gives this abstract type a deserializer of its own. */
+    private boolean hasOwnDeserializer(JavaType abstractType) {
+        try {
+            ValueDeserializer<Object> deserializer = this.mapper._deserializationContext()
+                .findRootValueDeserializer(abstractType);
+            return !(deserializer instanceof AbstractDeserializer) && !(deserializer instanceof BeanDeserializerBase);
+        }
+        catch (JacksonException | IllegalArgumentException ex) {
+            return false;
+        }
+    }
+
     public @Nullable String whyNotReadable(Type type) {
         if (type instanceof Class<?> raw && (raw.isPrimitive() || raw == Void.class)) {
             return null;
@@ -227,7 +253,8 @@ public class SkailJson {
             JavaType javaType = this.mapper.constructType(type);
             if (javaType.isAbstract() && !javaType.isContainerType() && !javaType.isReferenceType()
                     && !javaType.isTypeOrSubTypeOf(JsonNode.class)
-                    && !javaType.getRawClass().isAnnotationPresent(JsonTypeInfo.class)) {
+                    && !javaType.getRawClass().isAnnotationPresent(JsonTypeInfo.class)
+                    && !hasOwnDeserializer(javaType)) {
                 return "it is abstract and carries no @JsonTypeInfo, so Jackson cannot choose an implementation";
             }
             ValueDeserializer<Object> deserializer = this.mapper._deserializationContext()
