@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -18,13 +19,14 @@ import io.micrometer.observation.ObservationRegistry;
  * <li>{@code skail.executions.started} (function), {@code skail.executions.ended} (function, outcome):
  * counters;</li>
  * <li>{@code skail.attempts} (function, step, outcome, decision): counter of recorded attempts;</li>
- * <li>{@code skail.command.duration} (function, command, outcome): timer of commands that ran;</li>
  * <li>{@code skail.replay.duration} (function): timer of the replay of recorded steps in a delivery;</li>
  * <li>{@code skail.poll.lag} (function): timer of how late a delivery started after it was due;</li>
  * <li>{@code skail.backlog}: gauge of executions due and not running.</li>
  * </ul>
  * Observations {@code skail.delivery} (function, outcome) and {@code skail.command} (function, command, outcome)
- * carry the task id as a high-cardinality key value only.
+ * carry the task id as a high-cardinality key value only. With Boot's observation auto-configuration (or, when the
+ * application has no {@link ObservationRegistry}, the one this class builds) each observation is also a timer of the
+ * same name ({@code skail.command}: function, command, outcome, error): commands are timed once, by their observation.
  */
 public class MicrometerSkailInstrumentation implements SkailInstrumentation {
 
@@ -34,6 +36,16 @@ public class MicrometerSkailInstrumentation implements SkailInstrumentation {
     private final MeterRegistry meters;
 
     private final ObservationRegistry observations;
+
+    /**
+     * An {@link ObservationRegistry} whose observations are timers of {@code meters}: what skail uses when the
+     * application has none, so that {@code skail.command} and {@code skail.delivery} are still measured.
+     */
+    public static ObservationRegistry meterBacked(MeterRegistry meters) {
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+        return registry;
+    }
 
     public MicrometerSkailInstrumentation(MeterRegistry meters, ObservationRegistry observations,
             SkailRuntime runtime) {
@@ -90,7 +102,6 @@ public class MicrometerSkailInstrumentation implements SkailInstrumentation {
 
     @Override
     public Span command(String taskId, String function, String command) {
-        Timer.Sample sample = Timer.start(this.meters);
         Observation observation = Observation.createNotStarted("skail.command", this.observations)
             .contextualName("skail command " + command)
             .lowCardinalityKeyValue("function", function)
@@ -101,11 +112,6 @@ public class MicrometerSkailInstrumentation implements SkailInstrumentation {
         return (outcome) -> {
             scope.close();
             observation.lowCardinalityKeyValue("outcome", outcome).stop();
-            sample.stop(Timer.builder("skail.command.duration")
-                .tag("function", function)
-                .tag("command", command)
-                .tag("outcome", outcome)
-                .register(this.meters));
         };
     }
 }

@@ -47,7 +47,7 @@ public final class SkailActuatorAutoConfiguration {
         MicrometerSkailInstrumentation skailInstrumentation(MeterRegistry meters,
                 ObjectProvider<ObservationRegistry> observations, SkailRuntime runtime) {
             MicrometerSkailInstrumentation instrumentation = new MicrometerSkailInstrumentation(meters,
-                    observations.getIfAvailable(() -> ObservationRegistry.NOOP), runtime);
+                    observations.getIfAvailable(() -> MicrometerSkailInstrumentation.meterBacked(meters)), runtime);
             runtime.setInstrumentation(instrumentation);
             return instrumentation;
         }
