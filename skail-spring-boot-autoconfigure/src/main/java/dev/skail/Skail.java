@@ -25,9 +25,19 @@ public final class Skail {
      * Hibernates the execution for this long. The delay is recorded; no thread waits; the execution wakes when it is
      * due, also after a restart; on replay a delay that is due returns at once. The duration is part of the step:
      * a replay that asks for another duration is a divergence (so is another timeout of
-     * {@link #waitForEvent(String, Class, Duration)}).
+     * {@link #waitForEvent(String, Class, Duration)}). A zero delay is recorded and returns at once.
+     *
+     * @throws IllegalArgumentException when {@code duration} is negative, inside an execution or not
      */
     public static void delay(Duration duration) {
+        if (duration == null) {
+            throw new IllegalArgumentException("Skail.delay needs a duration, got null");
+        }
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("Skail.delay needs a duration of zero or more, got " + duration
+                    + ": compute the due time from a recorded value (Skail.now() or a command) and clamp it with"
+                    + " Duration.ZERO when it may have passed");
+        }
         CurrentExecution.delay(duration);
     }
 
