@@ -27,16 +27,12 @@ public final class Skail {
      * a replay that asks for another duration is a divergence (so is another timeout of
      * {@link #waitForEvent(String, Class, Duration)}). A zero delay is recorded and returns at once.
      *
-     * @throws IllegalArgumentException when {@code duration} is negative, inside an execution or not
+     * @throws IllegalArgumentException when {@code duration} is negative, inside an execution or not (on a replay that
+     * reaches a recorded delay, asking for another duration is a divergence first)
      */
     public static void delay(Duration duration) {
         if (duration == null) {
             throw new IllegalArgumentException("Skail.delay needs a duration, got null");
-        }
-        if (duration.isNegative()) {
-            throw new IllegalArgumentException("Skail.delay needs a duration of zero or more, got " + duration
-                    + ": compute the due time from a recorded value (Skail.now() or a command) and clamp it with"
-                    + " Duration.ZERO when it may have passed");
         }
         CurrentExecution.delay(duration);
     }

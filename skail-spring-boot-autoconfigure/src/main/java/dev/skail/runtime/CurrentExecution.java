@@ -42,6 +42,9 @@ public final class CurrentExecution {
         if (delivery != null) {
             delivery.delay(duration);
         }
+        else {
+            DelayStep.requireNotNegative(duration);
+        }
     }
 
     /** {@code Skail.waitForEvent}: inside an execution only. */

@@ -31,6 +31,7 @@ final class DelayStep {
                 "Skail.delay(" + duration + ")");
         long now = this.delivery.millis();
         if (recorded == null) {
+            requireNotNegative(duration);
             this.delivery.requireRecording(position, NAME);
             long due = now + duration.toMillis();
             boolean elapsed = due <= now;
@@ -51,6 +52,15 @@ final class DelayStep {
             throw hibernate(due);
         }
         this.delivery.writer.step(completed(recorded, now), null, now);
+    }
+
+    /** A negative delay is a mistake in the function (a due time that passed): refused, never recorded. */
+    static void requireNotNegative(Duration duration) {
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("Skail.delay needs a duration of zero or more, got " + duration
+                    + ": compute the due time from a recorded value (Skail.now() or a command) and clamp it with"
+                    + " Duration.ZERO when it may have passed");
+        }
     }
 
     private Suspension hibernate(long due) {
