@@ -15,19 +15,47 @@ public interface SkailClient {
 
     /**
      * Starts the function of this workload named {@code function} under the id {@code taskId}.
+     * <p>
+     * The handle reads the result with the function's declared return type; {@code R} is what the caller's variable
+     * says it is ({@code SkailHandle<Pedido> h = client.trigger("criarPedido", id, dados)}), unchecked: name the
+     * function's return type (or {@code Object}). {@link SkailHandle#execution()} is the execution as triggered.
+     * @param <R> the function's return type
+     * @return a handle on the execution, to wait for its result
      * @throws SkailNotFoundException if no function has that name
      * @throws SkailInvalidRequestException if the id or the arguments do not fit
      * @throws SkailConflictException if the id exists with another function or other arguments
      * @throws SkailUnavailableException if the store cannot be reached in time
      */
-    SkailExecution trigger(String function, String taskId, Object... arguments);
+    <R> SkailHandle<R> trigger(String function, String taskId, Object... arguments);
 
     /**
      * Starts a function by calling it on a stand-in of its bean, so the call is checked by the compiler and
      * survives renames: {@code client.trigger("pedido-1", Pedidos.class, p -> p.processarPedido(id))}.
      * The call records the method and arguments and returns a default value; it runs nothing.
+     * <p>
+     * The handle reads the result with the called method's declared return type:
+     * {@code SkailHandle<Recibo> h = client.trigger("pedido-1", Pedidos.class, p -> p.pagar(id))}; {@code R} is
+     * inferred from the caller's variable, unchecked (as with {@link #trigger(String, String, Object...)}).
+     * @param <R> the called function's return type
+     * @return a handle on the execution, to wait for its result
      */
-    <T> SkailExecution trigger(String taskId, Class<T> beanType, Consumer<T> call);
+    <T, R> SkailHandle<R> trigger(String taskId, Class<T> beanType, Consumer<T> call);
+
+    /**
+     * A handle on an existing execution, e.g. in another request than the one that triggered it; its result is read
+     * as {@code resultType}.
+     * @throws SkailNotFoundException if there is no execution with this id
+     * @throws SkailUnavailableException if the store cannot be reached in time
+     */
+    <R> SkailHandle<R> handle(String taskId, Class<R> resultType);
+
+    /**
+     * A handle on an existing execution whose result is read with its function's declared return type (as
+     * {@code Object} when this runtime does not know the function).
+     * @throws SkailNotFoundException if there is no execution with this id
+     * @throws SkailUnavailableException if the store cannot be reached in time
+     */
+    SkailHandle<Object> handle(String taskId);
 
     /**
      * Fires an event at an execution: kept until the function waits for it ({@link Skail#waitForEvent}), consumed in

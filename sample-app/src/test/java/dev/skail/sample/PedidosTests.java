@@ -86,6 +86,26 @@ class PedidosTests {
     }
 
     @Test
+    void anOrderThatEndsWithinTheWaitIsAnsweredWithItsResult() {
+        var answer = client().post().uri("/pedidos").header("Content-Type", "application/json")
+            .body("{\"valor\": 10.00}").retrieve().toEntity(String.class);
+
+        assertThat(answer.getStatusCode().value()).isEqualTo(200);
+        assertThat(answer.getBody()).contains("\"status\":\"COMPLETED\"").contains("\"result\":\"CONFIRMADO\"");
+    }
+
+    @Test
+    void anOrderStillRunningWhenTheWaitRunsOutIsAcceptedWithItsLocation() {
+        var answer = client().post().uri("/pedidos?espera=0s").header("Content-Type", "application/json")
+            .body("{\"valor\": 10.00}").retrieve().toEntity(String.class);
+
+        String taskId = JsonMapper.shared().readTree(answer.getBody()).get("taskId").asString();
+        assertThat(answer.getStatusCode().value()).isEqualTo(202);
+        assertThat(answer.getHeaders().getLocation()).hasToString("/pedidos/" + taskId);
+        assertThat(awaitEnd(taskId).result(String.class)).isEqualTo("CONFIRMADO");
+    }
+
+    @Test
     void triggerRouteRunsTheSameFunction() {
         String body = "[\"" + UUID.randomUUID() + "\", 10.00]";
         JsonNode accepted = JsonMapper.shared().readTree(client().post().uri("/trigger/vendas/v1.0.0/processarPedido/route-1")

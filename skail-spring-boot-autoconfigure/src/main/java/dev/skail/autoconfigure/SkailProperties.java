@@ -446,6 +446,20 @@ public class SkailProperties {
         /** Whether the Monitor page is served at /skail. */
         private boolean monitor = true;
 
+        /**
+         * Longest wait a GET /api/v1/executions/{id}?wait=... is answered after (longer waits are cut to it); each
+         * waiting request holds no thread, but a connection.
+         */
+        private Duration maxWait = Duration.ofSeconds(30);
+
+        public Duration getMaxWait() {
+            return this.maxWait;
+        }
+
+        public void setMaxWait(Duration maxWait) {
+            this.maxWait = maxWait;
+        }
+
         public boolean isMonitor() {
             return this.monitor;
         }

@@ -40,7 +40,10 @@ public final class SkailWebAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     SkailApiController skailApiController(SkailRuntime runtime, SkailProperties properties, SkailApiKey apiKey) {
-        return new SkailApiController(runtime, properties.getHttp().getMaxBodySize().toBytes(), apiKey);
+        SkailApiController controller = new SkailApiController(runtime,
+                properties.getHttp().getMaxBodySize().toBytes(), apiKey);
+        controller.setMaxWait(properties.getHttp().getMaxWait());
+        return controller;
     }
 
     @Bean

@@ -68,6 +68,19 @@ public interface ExecutionStore {
         };
     }
 
+    /**
+     * Calls {@code ended} with the id of every execution another instance ends (COMPLETED, FAILED, CANCELLED), so that
+     * callers waiting for its result here need not poll; with {@code null} when any may have ended unheard (listening
+     * started again after a broken connection). Nothing by default: a store that one process uses alone has no one
+     * else to hear from.
+     * @param ended what to call, on a thread of the store's; quick, it must not block
+     * @return what stops listening
+     */
+    default AutoCloseable onEnded(java.util.function.Consumer<@Nullable String> ended) {
+        return () -> {
+        };
+    }
+
     /** Extends the leases still held; returns those another runner holds now. */
     List<Lease> renew(List<Lease> leases, long now, long leaseUntil);
 

@@ -1,14 +1,17 @@
 package dev.skail.runtime;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Type;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import dev.skail.SkailClient;
 import dev.skail.SkailExecution;
+import dev.skail.SkailHandle;
 import dev.skail.SkailHistory;
 import dev.skail.SkailInvalidRequestException;
+import dev.skail.SkailNotFoundException;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.jspecify.annotations.Nullable;
 
@@ -25,14 +28,40 @@ public class DefaultSkailClient implements SkailClient {
     }
 
     @Override
-    public SkailExecution trigger(String function, String taskId, Object... arguments) {
+    public <R> SkailHandle<R> trigger(String function, String taskId, Object... arguments) {
         RuntimeSettings settings = this.runtime.settings();
-        return this.runtime.trigger(settings.workload(), settings.version(), function, taskId,
+        SkailExecution execution = this.runtime.trigger(settings.workload(), settings.version(), function, taskId,
                 this.runtime.encode(function, arguments)).execution();
+        return new DefaultSkailHandle<>(this.runtime, execution, resultType(execution));
     }
 
     @Override
-    public <T> SkailExecution trigger(String taskId, Class<T> beanType, Consumer<T> call) {
+    public <R> SkailHandle<R> handle(String taskId, Class<R> resultType) {
+        return new DefaultSkailHandle<>(this.runtime, existing(taskId), resultType);
+    }
+
+    @Override
+    public SkailHandle<Object> handle(String taskId) {
+        SkailExecution execution = existing(taskId);
+        return new DefaultSkailHandle<>(this.runtime, execution, resultType(execution));
+    }
+
+    private SkailExecution existing(String taskId) {
+        return this.runtime.find(taskId)
+            .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
+    }
+
+    /** The declared return type of the execution's function, when this runtime serves it; else {@code Object}. */
+    private Type resultType(SkailExecution execution) {
+        RuntimeSettings settings = this.runtime.settings();
+        if (!settings.workload().equals(execution.workload()) || !settings.version().equals(execution.version())) {
+            return Object.class;
+        }
+        return this.runtime.resultType(execution.function()).orElse(Object.class);
+    }
+
+    @Override
+    public <T, R> SkailHandle<R> trigger(String taskId, Class<T> beanType, Consumer<T> call) {
         AtomicReference<Invocation> recorded = new AtomicReference<>();
         ProxyFactory factory = new ProxyFactory();
         factory.setTargetClass(ClassUtils.getUserClass(beanType));

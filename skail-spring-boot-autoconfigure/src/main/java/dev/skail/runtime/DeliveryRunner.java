@@ -148,6 +148,7 @@ final class DeliveryRunner {
             try {
                 String recorded = this.runtime.json().write(result);
                 safely(() -> this.store.complete(lease, recorded, now));
+                this.runtime.ended(lease.taskId());
                 this.runtime.instrumentation().executionEnded(definition.name(), "completed");
                 return "completed";
             }
@@ -180,6 +181,7 @@ final class DeliveryRunner {
             return "retry";
         }
         safely(() -> this.store.fail(lease, error, attempt, now));
+        this.runtime.ended(lease.taskId());
         this.runtime.instrumentation().executionEnded(definition.name(), "failed");
         logger.warn("skail execution '" + lease.taskId() + "' FAILED: function '" + definition.name()
                 + "' failed and its " + definition.step().retryCount() + " redeliveries are spent", failure);
@@ -190,6 +192,7 @@ final class DeliveryRunner {
         logger.error("skail execution '" + lease.taskId() + "' FAILED: " + cause.getMessage());
         String error = this.runtime.json().writeError(this.runtime.encodeError(cause));
         safely(() -> this.store.fail(lease, error, null, platformMillis()));
+        this.runtime.ended(lease.taskId());
     }
 
     private long platformMillis() {

@@ -82,6 +82,8 @@ public class SkailRuntime {
 
     private final ThreadPoolExecutor asyncExecutor;
 
+    private final ResultWaiters results;
+
     public SkailRuntime(ExecutionStore store, Supplier<SkailCatalog> catalog, BeanFactory beanFactory, SkailJson json,
             Clock clock, RuntimeSettings settings) {
         this(store, catalog, beanFactory, json, clock, settings, new ExceptionCodec(List.of()));
@@ -108,6 +110,7 @@ public class SkailRuntime {
         this.asyncExecutor = new ThreadPoolExecutor(settings.asyncThreads(), settings.asyncThreads(), 30,
                 TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
         this.asyncExecutor.allowCoreThreadTimeOut(true);
+        this.results = new ResultWaiters(this::find, () -> store.onEnded(this::ended));
     }
 
     public RuntimeSettings settings() {
@@ -410,6 +413,7 @@ public class SkailRuntime {
 
     /** Stops the threads of async steps. */
     public void close() {
+        this.results.close();
         for (Runnable queued : this.asyncExecutor.shutdownNow()) {
             if (queued instanceof ParallelSteps.Branch branch) {
                 branch.discard();
@@ -431,6 +435,31 @@ public class SkailRuntime {
 
     public Map<String, Long> counts() {
         return this.store.counts(this.settings.workload(), this.settings.version(), this.clock.millis());
+    }
+
+    /**
+     * A future completed with the execution once it has ended (COMPLETED, FAILED or CANCELLED), exceptionally with
+     * {@link SkailNotFoundException} if it does not exist. No thread waits meanwhile: the end is signalled by this
+     * process's worker and, on PostgreSQL, by other instances' notifications; the store is read once as the wait
+     * starts and then every few seconds as a safety net. Cancel the future to stop waiting.
+     */
+    public java.util.concurrent.CompletableFuture<SkailExecution> awaitEnd(String taskId) {
+        return this.results.await(taskId);
+    }
+
+    /** Tells the callers waiting for this execution (or for any, with {@code null}) that it may have ended. */
+    void ended(@Nullable String taskId) {
+        this.results.ended(taskId);
+    }
+
+    /** How often waiting callers read the store as a safety net (default 5 seconds). */
+    public void setResultRecheckInterval(Duration interval) {
+        this.results.setRecheck(interval);
+    }
+
+    /** The declared (generic) return type of a function of this workload, if it has one by that name. */
+    public Optional<java.lang.reflect.Type> resultType(String function) {
+        return catalog().function(function).map((definition) -> definition.step().method().getGenericReturnType());
     }
 
     /**

@@ -4,7 +4,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailConflictException;
@@ -22,6 +27,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.MissingNode;
 
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
@@ -32,6 +38,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.request.async.DeferredResult;
 import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 
 /**
@@ -51,6 +58,8 @@ public class SkailApiController {
     private final long maxBodySize;
 
     private final SkailApiKey apiKey;
+
+    private volatile Duration maxWait = Duration.ofSeconds(30);
 
     public SkailApiController(SkailRuntime runtime, long maxBodySize, SkailApiKey apiKey) {
         this.runtime = runtime;
@@ -118,6 +127,69 @@ public class SkailApiController {
         this.apiKey.check(request);
         return json(ResponseEntity.ok(), this.runtime.find(taskId)
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'")));
+    }
+
+    /**
+     * The execution once it has ended (COMPLETED, FAILED or CANCELLED), or as it stands when the wait runs out: the
+     * wait is {@code ?wait=10s} ({@code 500ms}, {@code 2m}, ISO-8601 {@code PT10S}, or a number of seconds), capped at
+     * {@code skail.http.max-wait}. No servlet thread is held meanwhile (an asynchronous request); the end is signalled
+     * like {@link dev.skail.SkailHandle}'s.
+     */
+    @GetMapping(path = "/api/v1/executions/{taskId}", params = "wait", produces = MediaType.APPLICATION_JSON_VALUE)
+    DeferredResult<ResponseEntity<String>> executionWhenEnded(@PathVariable String taskId, @RequestParam String wait,
+            HttpServletRequest request) {
+        this.apiKey.check(request);
+        Duration timeout = waitParameter(wait);
+        SkailExecution execution = this.runtime.find(taskId)
+            .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
+        // the container's own async timeout is only a backstop: the wait below answers first
+        DeferredResult<ResponseEntity<String>> answer = new DeferredResult<>(timeout.toMillis() + 10_000);
+        if (execution.status().isTerminal() || timeout.isZero()) {
+            answer.setResult(json(ResponseEntity.ok(), execution));
+            return answer;
+        }
+        CompletableFuture<SkailExecution> ended = this.runtime.awaitEnd(taskId);
+        answer.onTimeout(() -> ended.cancel(false));
+        answer.onError((failure) -> ended.cancel(false));
+        answer.onCompletion(() -> ended.cancel(false));
+        ended.completeOnTimeout(null, timeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((done, failure) -> {
+            if (answer.isSetOrExpired()) {
+                return;
+            }
+            try {
+                if (failure != null) {
+                    answer.setErrorResult((failure instanceof CompletionException && failure.getCause() != null)
+                            ? failure.getCause() : failure);
+                    return;
+                }
+                SkailExecution now = (done != null) ? done : this.runtime.find(taskId)
+                    .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
+                answer.setResult(json(ResponseEntity.ok(), now));
+            }
+            catch (RuntimeException ex) {
+                answer.setErrorResult(ex);
+            }
+        });
+        return answer;
+    }
+
+    /** The longest {@code ?wait=} honoured ({@code skail.http.max-wait}); longer waits are cut to it. */
+    public void setMaxWait(Duration maxWait) {
+        this.maxWait = maxWait;
+    }
+
+    private Duration waitParameter(String wait) {
+        Duration timeout;
+        try {
+            timeout = DurationStyle.detectAndParse(wait.trim(), ChronoUnit.SECONDS);
+        }
+        catch (RuntimeException ex) {
+            throw new SkailInvalidRequestException("Invalid wait '" + wait + "': use e.g. 10s, 500ms or PT10S");
+        }
+        if (timeout.isNegative()) {
+            throw new SkailInvalidRequestException("Invalid wait '" + wait + "': it must not be negative");
+        }
+        return (timeout.compareTo(this.maxWait) > 0) ? this.maxWait : timeout;
     }
 
     @PostMapping(path = "/api/v1/executions/{taskId}/resume", produces = MediaType.APPLICATION_JSON_VALUE)

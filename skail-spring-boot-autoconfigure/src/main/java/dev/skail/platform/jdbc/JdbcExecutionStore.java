@@ -223,6 +223,22 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         };
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * On PostgreSQL, a connection of the pool listens on the channel of ended executions, which {@link #complete} and
+     * {@link #fail} notify in their transaction; on H2 there is nothing to listen to.
+     */
+    @Override
+    public AutoCloseable onEnded(java.util.function.Consumer<@Nullable String> ended) {
+        AutoCloseable listener = this.customization.listenEnded(this.dataSource, ended);
+        this.listeners.add(listener);
+        return () -> {
+            this.listeners.remove(listener);
+            listener.close();
+        };
+    }
+
     /** Migrates under the database's lock for it, then, once, what the store does when it starts. */
     private Void migrateAndStart() throws SQLException {
         this.customization.migrating(this.dataSource, this::migrate);
@@ -657,6 +673,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     resultJson, now, lease.taskId());
             update(connection, WAKE_PARENT, now, lease.taskId());
             this.customization.announceParentDue(connection, lease.taskId());
+            this.customization.announceEnded(connection, lease.taskId());
             return null;
         }));
     }
@@ -673,6 +690,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     errorJson, now, lease.taskId());
             update(connection, WAKE_PARENT, now, lease.taskId());
             this.customization.announceParentDue(connection, lease.taskId());
+            this.customization.announceEnded(connection, lease.taskId());
             return null;
         }));
     }

@@ -99,6 +99,25 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
         return new PostgreSqlNotificationListener(dataSource, channel(workload, version), wakeUp);
     }
 
+    /**
+     * The channel of ended executions: one per database, whatever the workload or version (a caller may wait for an
+     * execution of a version it does not serve); the payload is the task id.
+     */
+    static final String ENDED_CHANNEL = "skail_ended";
+
+    @Override
+    void announceEnded(Connection connection, String taskId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_notify('" + ENDED_CHANNEL + "', ?)")) {
+            ps.setString(1, taskId);
+            ps.execute();
+        }
+    }
+
+    @Override
+    AutoCloseable listenEnded(DataSource dataSource, java.util.function.Consumer<@Nullable String> ended) {
+        return new PostgreSqlNotificationListener(dataSource, ENDED_CHANNEL, () -> ended.accept(null), ended);
+    }
+
     @Override
     <T> T migrating(DataSource dataSource, Migration<T> migration) throws SQLException {
         // a session lock on a connection of its own: the migration commits several times on another one

@@ -7,10 +7,13 @@ import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import java.util.function.Consumer;
+
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -42,6 +45,9 @@ final class PostgreSqlNotificationListener implements AutoCloseable {
 
     private final Runnable wakeUp;
 
+    /** What each notification's payload goes to, when the payloads matter; else {@link #wakeUp} runs once a batch. */
+    private final @Nullable Consumer<String> payloads;
+
     private final Thread thread;
 
     private final Object pause = new Object();
@@ -55,9 +61,19 @@ final class PostgreSqlNotificationListener implements AutoCloseable {
     private boolean failing;
 
     PostgreSqlNotificationListener(DataSource dataSource, String channel, Runnable wakeUp) {
+        this(dataSource, channel, wakeUp, null);
+    }
+
+    /**
+     * @param wakeUp what runs whenever listening starts (again)
+     * @param payloads what each notification's payload goes to
+     */
+    PostgreSqlNotificationListener(DataSource dataSource, String channel, Runnable wakeUp,
+            @Nullable Consumer<String> payloads) {
         this.dataSource = dataSource;
         this.channel = channel;
         this.wakeUp = wakeUp;
+        this.payloads = payloads;
         this.thread = new Thread(this::run, "skail-listener-" + threads.incrementAndGet());
         this.thread.setDaemon(true);
         this.thread.start();
@@ -107,7 +123,12 @@ final class PostgreSqlNotificationListener implements AutoCloseable {
                 long checked = System.nanoTime();
                 while (this.running) {
                     PGNotification[] received = notifications.getNotifications(WAIT_MILLIS);
-                    if (received != null && received.length > 0) {
+                    if (received != null && received.length > 0 && this.payloads != null) {
+                        for (PGNotification notification : received) {
+                            this.payloads.accept(notification.getParameter());
+                        }
+                    }
+                    else if (received != null && received.length > 0) {
                         this.wakeUp.run();
                     }
                     else if (System.nanoTime() - checked > CHECK_NANOS) {

@@ -1,0 +1,201 @@
+package dev.skail.runtime;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import dev.skail.SkailExecution;
+import dev.skail.SkailNotFoundException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
+
+/**
+ * The callers waiting for executions to end: futures by task id. Nobody polls per caller: the end of an execution is
+ * signalled ({@link #ended}) by this process's worker when it ends one, and by the store's notifications when another
+ * instance does (PostgreSQL); each signal costs one store read, and only for an id someone waits for. A waiter also
+ * reads the store once when it starts waiting, and all of them are read again every {@code recheck} as a safety net
+ * (a lost notification, a store that was unreachable, an execution ended by a path that signals nothing).
+ */
+final class ResultWaiters implements AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(ResultWaiters.class);
+
+    private final Map<String, Set<CompletableFuture<SkailExecution>>> waiting = new ConcurrentHashMap<>();
+
+    private final Function<String, Optional<SkailExecution>> find;
+
+    private final Supplier<AutoCloseable> listen;
+
+    private final Object lock = new Object();
+
+    private volatile Duration recheck = Duration.ofSeconds(5);
+
+    private @Nullable ScheduledThreadPoolExecutor executor;
+
+    private @Nullable AutoCloseable listener;
+
+    private boolean closed;
+
+    /**
+     * @param find reads an execution from the store
+     * @param listen starts listening for the ends other instances announce (it calls {@link #ended}); started on the
+     * first wait
+     */
+    ResultWaiters(Function<String, Optional<SkailExecution>> find, Supplier<AutoCloseable> listen) {
+        this.find = find;
+        this.listen = listen;
+    }
+
+    void setRecheck(Duration recheck) {
+        this.recheck = recheck;
+    }
+
+    /**
+     * A future completed with the execution once it has ended (exceptionally with {@link SkailNotFoundException} when
+     * it does not exist). Cancelling it (or completing it) stops the waiting.
+     */
+    CompletableFuture<SkailExecution> await(String taskId) {
+        CompletableFuture<SkailExecution> future = new CompletableFuture<>();
+        this.waiting.computeIfAbsent(taskId, (id) -> ConcurrentHashMap.newKeySet()).add(future);
+        future.whenComplete((execution, failure) -> forget(taskId, future));
+        ScheduledThreadPoolExecutor started = start();
+        if (started == null) {
+            future.completeExceptionally(new IllegalStateException("The skail runtime has stopped"));
+            return future;
+        }
+        started.execute(() -> check(taskId)); // the store once, as the wait starts
+        return future;
+    }
+
+    /**
+     * Signals that the execution may have ended (or, with {@code null}, that any may have): the waiters for it read
+     * the store once.
+     */
+    void ended(@Nullable String taskId) {
+        ScheduledThreadPoolExecutor running = this.executor;
+        if (running == null) {
+            return;
+        }
+        if (taskId == null) {
+            running.execute(this::checkAll);
+        }
+        else if (this.waiting.containsKey(taskId)) {
+            try {
+                running.execute(() -> check(taskId));
+            }
+            catch (RuntimeException ex) {
+                // stopped
+            }
+        }
+    }
+
+    /** How many ids are waited for (tests, metrics). */
+    int waitedFor() {
+        return this.waiting.size();
+    }
+
+    private @Nullable ScheduledThreadPoolExecutor start() {
+        synchronized (this.lock) {
+            if (this.closed) {
+                return null;
+            }
+            if (this.executor == null) {
+                CustomizableThreadFactory threads = new CustomizableThreadFactory("skail-results-");
+                threads.setDaemon(true);
+                ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(2, threads);
+                executor.setRemoveOnCancelPolicy(true);
+                long every = Math.max(1, this.recheck.toMillis());
+                executor.scheduleWithFixedDelay(this::checkAll, every, every, TimeUnit.MILLISECONDS);
+                this.executor = executor;
+                try {
+                    this.listener = this.listen.get();
+                }
+                catch (RuntimeException ex) {
+                    logger.warn("skail cannot listen for ended executions (" + ex.getMessage() + "); waiters read "
+                            + "the store every " + this.recheck.toMillis() + " ms");
+                }
+            }
+            return this.executor;
+        }
+    }
+
+    private void checkAll() {
+        for (String taskId : this.waiting.keySet()) {
+            check(taskId);
+        }
+    }
+
+    private void check(String taskId) {
+        Set<CompletableFuture<SkailExecution>> futures = this.waiting.get(taskId);
+        if (futures == null || futures.isEmpty()) {
+            return;
+        }
+        Optional<SkailExecution> found;
+        try {
+            found = this.find.apply(taskId);
+        }
+        catch (RuntimeException ex) {
+            // the store cannot be reached: the next signal or the timer reads it again
+            logger.debug("skail could not read execution '" + taskId + "' for its waiters: " + ex.getMessage());
+            return;
+        }
+        if (found.isEmpty()) {
+            SkailNotFoundException missing = new SkailNotFoundException("Unknown execution '" + taskId + "'");
+            for (CompletableFuture<SkailExecution> future : futures) {
+                future.completeExceptionally(missing);
+            }
+        }
+        else if (found.get().status().isTerminal()) {
+            for (CompletableFuture<SkailExecution> future : futures) {
+                future.complete(found.get());
+            }
+        }
+    }
+
+    private void forget(String taskId, CompletableFuture<SkailExecution> future) {
+        this.waiting.computeIfPresent(taskId, (id, futures) -> {
+            futures.remove(future);
+            return futures.isEmpty() ? null : futures;
+        });
+    }
+
+    @Override
+    public void close() {
+        ScheduledThreadPoolExecutor executor;
+        AutoCloseable listener;
+        synchronized (this.lock) {
+            this.closed = true;
+            executor = this.executor;
+            listener = this.listener;
+            this.executor = null;
+            this.listener = null;
+        }
+        if (listener != null) {
+            try {
+                listener.close();
+            }
+            catch (Exception ex) {
+                logger.debug("skail could not stop listening for ended executions", ex);
+            }
+        }
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+        IllegalStateException stopped = new IllegalStateException("The skail runtime has stopped");
+        for (Set<CompletableFuture<SkailExecution>> futures : this.waiting.values()) {
+            for (CompletableFuture<SkailExecution> future : futures) {
+                future.completeExceptionally(stopped);
+            }
+        }
+    }
+}
