@@ -16,10 +16,16 @@ public enum ExecutionStatus {
     COMPLETED,
 
     /** The function failed and its redeliveries are spent, or its replay diverged; it can be resumed by hand. */
-    FAILED;
+    FAILED,
+
+    /**
+     * Cancelled by request ({@link SkailClient#cancel}): the function saw {@link SkailCancelledException} at a step,
+     * may have compensated, and has ended. Not retried, not resumable.
+     */
+    CANCELLED;
 
     /** Whether the execution has ended. */
     public boolean isTerminal() {
-        return this == COMPLETED || this == FAILED;
+        return this == COMPLETED || this == FAILED || this == CANCELLED;
     }
 }

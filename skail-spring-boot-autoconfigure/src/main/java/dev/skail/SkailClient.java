@@ -76,6 +76,18 @@ public interface SkailClient {
      */
     SkailExecution resume(String taskId);
 
+    /**
+     * Cancels an execution: a waiting (or not yet started) one at once, a running one at its next step boundary. The
+     * function sees {@link SkailCancelledException} at that step and may compensate with commands (they run and are
+     * recorded); when it ends, the execution is {@link ExecutionStatus#CANCELLED}. Its children that have not ended
+     * are cancelled too. Repeating the request while it is being cancelled is harmless.
+     * @return the execution as it stands once the request is kept
+     * @throws SkailNotFoundException if there is no execution with this id
+     * @throws SkailConflictException if the execution has ended
+     * @throws SkailUnavailableException if the store cannot be reached in time
+     */
+    SkailExecution cancel(String taskId);
+
     /** The execution with this id, if any. */
     Optional<SkailExecution> find(String taskId);
 

@@ -19,7 +19,8 @@ import tools.jackson.databind.annotation.JsonDeserialize;
  *
  * @param position its position, 0 for the first step the function reaches
  * @param kind what the step is: {@code COMMAND}, {@code DELAY}, {@code EVENT}, {@code CHILD}, {@code NOW},
- * {@code UUID} or {@code WHEN_ANY}
+ * {@code UUID}, {@code WHEN_ANY} or {@code CANCEL} (where the function saw {@link SkailCancelledException}; a
+ * replay throws it there again)
  * @param name the command's (or primitive's) name
  * @param arguments the arguments it was called with, as the JSON text of an array ({@code "null"} while a command
  * is {@code RETRYING}: they are recorded with its outcome)

@@ -149,6 +149,61 @@ public interface ExecutionStore {
      */
     boolean resume(String taskId, long now);
 
+    /**
+     * The name of the event that keeps a cancel request: kept, idempotent and woken like any event, never waited for
+     * by a function (names starting with {@code skail:} are refused when fired).
+     */
+    String CANCEL_EVENT = "skail:cancel";
+
+    /** What became of a cancel request. */
+    enum CancelOutcome {
+
+        /** Kept (or kept already): the execution's function sees it at its next step boundary. */
+        REQUESTED,
+
+        /** No execution has that id. */
+        NOT_FOUND,
+
+        /** The execution has ended; nothing is kept. */
+        ENDED
+    }
+
+    /**
+     * Keeps a request to cancel the execution (as the event {@link #CANCEL_EVENT}, at most once) and, unless a runner
+     * holds it, makes it due at once (a WAITING one, and a PENDING one waiting for a backoff), in one transaction.
+     */
+    default CancelOutcome requestCancel(String taskId, long now) {
+        return switch (fire(taskId, CANCEL_EVENT, null, CANCEL_EVENT, now)) {
+            case FIRED -> CancelOutcome.REQUESTED;
+            case NOT_FOUND -> CancelOutcome.NOT_FOUND;
+            case ENDED -> CancelOutcome.ENDED;
+        };
+    }
+
+    /** Whether a cancel of this execution was requested (a running delivery asks at its step boundaries). */
+    default boolean cancelRequested(String taskId) {
+        return history(taskId).map((history) -> history.events().stream()
+            .anyMatch((event) -> CANCEL_EVENT.equals(event.name()))).orElse(false);
+    }
+
+    /**
+     * Records the {@link StepRow#CANCEL} step where the function sees the cancellation: inserted, or in place of the
+     * PENDING step at its position (the delay, event or child the function was waiting for).
+     */
+    default void recordCancel(Lease lease, StepRow step, long now, long leaseUntil) {
+        recordStep(lease, step, null, now, leaseUntil);
+    }
+
+    /** Marks the execution CANCELLED (its function has ended after seeing the cancellation), and wakes its parent. */
+    default void cancelled(Lease lease, @Nullable String resultJson, String errorJson, long now) {
+        fail(lease, errorJson, null, now);
+    }
+
+    /** The ids of the children of this execution that have not ended. */
+    default List<String> runningChildren(String taskId) {
+        return List.of();
+    }
+
     /** Gives the execution back without changing it, e.g. at shutdown. */
     void release(Lease lease, long now);
 

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * @param taskId the execution
  * @param position the position in the history, from 0
  * @param kind what the step is: {@link #COMMAND}, {@link #DELAY}, {@link #EVENT}, {@link #CHILD}, {@link #NOW},
- * {@link #UUID} or {@link #WHEN_ANY}
+ * {@link #UUID}, {@link #WHEN_ANY} or {@link #CANCEL}
  * @param name the step's name
  * @param arguments JSON array of its arguments
  * @param status {@link #COMPLETED}, {@link #FAILED}, or {@link #PENDING} while it waits (a delay, an event, a child)
@@ -37,6 +37,9 @@ public record StepRow(String taskId, int position, String kind, String name, Str
     public static final String UUID = "UUID";
 
     public static final String WHEN_ANY = "WHEN_ANY";
+
+    /** Where the function saw {@link dev.skail.SkailCancelledException}: a replay throws it at the same position. */
+    public static final String CANCEL = "CANCEL";
 
     public static final String PENDING = "PENDING";
 

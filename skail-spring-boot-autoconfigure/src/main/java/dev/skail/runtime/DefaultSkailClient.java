@@ -95,6 +95,11 @@ public class DefaultSkailClient implements SkailClient {
     }
 
     @Override
+    public SkailExecution cancel(String taskId) {
+        return this.runtime.cancel(taskId);
+    }
+
+    @Override
     public Optional<SkailExecution> find(String taskId) {
         return this.runtime.find(taskId);
     }

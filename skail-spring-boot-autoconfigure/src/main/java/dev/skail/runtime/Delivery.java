@@ -9,11 +9,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import dev.skail.ExecutionStatus;
+import dev.skail.SkailCancelledException;
 import dev.skail.SkailContext;
 import dev.skail.SkailNonDeterministicException;
 import dev.skail.SkailTask;
 import dev.skail.SkailUsageException;
 import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
 import dev.skail.platform.StepRow;
 import dev.skail.platform.StoredHistory;
@@ -65,12 +67,21 @@ final class Delivery {
 
     private volatile int endOfHistory = -1;
 
+    private static final long CANCEL_CHECK_NANOS = 1_000_000_000L;
+
+    private volatile boolean cancelRequested;
+
+    private volatile long cancelCheckedNanos;
+
     Delivery(SkailRuntime runtime, Lease lease, StoredHistory stored) {
         this.runtime = runtime;
         this.lease = lease;
         this.execution = stored.execution();
         this.history = new History(stored);
         this.writer = new HistoryWriter(runtime.store(), lease, this.history, this.stop, runtime::leaseUntil);
+        this.cancelRequested = stored.events().stream()
+            .anyMatch((event) -> ExecutionStore.CANCEL_EVENT.equals(event.name()));
+        this.cancelCheckedNanos = System.nanoTime();
     }
 
     static @Nullable Delivery current() {
@@ -203,11 +214,62 @@ final class Delivery {
 
     /** The step recorded at this position, if any, after checking it is the step the function asks for (S10). */
     @Nullable StepRow expect(int position, String kind, String name, @Nullable String arguments, String wanted) {
+        cancelPoint(position);
         String mismatch = this.history.mismatch(position, kind, name, arguments);
         if (mismatch != null) {
             throw diverge(position, mismatch + " (" + wanted + ")");
         }
         return this.history.at(position);
+    }
+
+    /**
+     * Where a cancellation reaches the function: the recorded {@link StepRow#CANCEL} step throws it again, at the same
+     * position, on every replay; otherwise, when a cancel was requested and the function has not seen it yet, the
+     * first step it reaches that is not recorded (new, or the PENDING delay, event or child it waits for) becomes the
+     * CANCEL step, recorded before it is thrown. Recorded steps before it replay normally.
+     */
+    private void cancelPoint(int position) {
+        StepRow recorded = this.history.at(position);
+        if (recorded != null && StepRow.CANCEL.equals(recorded.kind())) {
+            throw cancelled(position);
+        }
+        if ((recorded != null && !StepRow.PENDING.equals(recorded.status())) || !onFunctionThread()
+                || this.runtime.isReplayOnly() || !cancelRequested() || this.history.cancelled()) {
+            return;
+        }
+        long now = millis();
+        SkailCancelledException cancelled = cancelled(position);
+        String error = this.runtime.json().writeError(this.runtime.encodeError(cancelled));
+        this.writer.cancel(new StepRow(taskId(), position, StepRow.CANCEL, "cancel", "[]", StepRow.FAILED, null, error,
+                key(position), this.execution.attempt(), now, now, null), now);
+        if (recorded != null && StepRow.CHILD.equals(recorded.kind()) && recorded.childTaskId() != null) {
+            this.runtime.cancelQuietly(recorded.childTaskId());
+        }
+        throw cancelled;
+    }
+
+    private SkailCancelledException cancelled(int position) {
+        return new SkailCancelledException(taskId(), "Execution '" + taskId() + "' (" + functionName()
+                + ") was cancelled; the function saw it at step " + position);
+    }
+
+    /** Whether a cancel was requested: kept with the history, asked here, or (at most every second) in the store. */
+    private boolean cancelRequested() {
+        if (this.cancelRequested || this.runtime.cancelRequestedHere(taskId())) {
+            return true;
+        }
+        long nanos = System.nanoTime();
+        if (nanos - this.cancelCheckedNanos >= CANCEL_CHECK_NANOS) {
+            this.cancelCheckedNanos = nanos;
+            try {
+                this.cancelRequested = this.runtime.store().cancelRequested(taskId());
+            }
+            catch (RuntimeException ex) {
+                // the store could not say: the next boundary asks again
+                this.cancelCheckedNanos = nanos - CANCEL_CHECK_NANOS;
+            }
+        }
+        return this.cancelRequested;
     }
 
     /** In a local replay nothing new runs: reaching a step the history does not have ends the replay there. */

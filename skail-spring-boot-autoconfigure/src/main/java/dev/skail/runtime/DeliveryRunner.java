@@ -144,6 +144,9 @@ final class DeliveryRunner {
             return "failed";
         }
         long now = platformMillis();
+        if (delivery.history.cancelled() || failure instanceof dev.skail.SkailCancelledException) {
+            return cancelled(delivery, definition, result, failure, now);
+        }
         if (failure == null) {
             try {
                 String recorded = this.runtime.json().write(result);
@@ -157,6 +160,35 @@ final class DeliveryRunner {
             }
         }
         return functionFailed(delivery, definition, failure, now);
+    }
+
+    /**
+     * The function has ended after seeing its cancellation, whether it returned or threw, or a cancellation left it
+     * (a cancelled child's, rethrown): the execution is CANCELLED, not retried. The error kept is what the function threw, or the cancellation when it returned.
+     */
+    private String cancelled(Delivery delivery, FunctionDefinition definition, @Nullable Object result,
+            @Nullable Throwable failure, long now) {
+        Lease lease = delivery.lease;
+        String resultJson = null;
+        if (failure == null) {
+            try {
+                resultJson = this.runtime.json().write(result);
+            }
+            catch (JacksonException ex) {
+                // the result is not kept; the execution is cancelled all the same
+            }
+        }
+        Throwable cause = (failure != null) ? failure : new dev.skail.SkailCancelledException(lease.taskId(),
+                "Execution '" + lease.taskId() + "' (" + definition.name() + ") was cancelled");
+        String error = this.runtime.json().writeError(this.runtime.encodeError(cause));
+        String recordedResult = resultJson;
+        safely(() -> this.store.cancelled(lease, recordedResult, error, now));
+        this.runtime.cancelHandled(lease.taskId());
+        this.runtime.ended(lease.taskId());
+        this.runtime.instrumentation().executionEnded(definition.name(), "cancelled");
+        logger.info("skail execution '" + lease.taskId() + "' CANCELLED (function '" + definition.name() + "' "
+                + ((failure != null) ? "threw " + failure : "returned") + " after seeing the cancellation)");
+        return "cancelled";
     }
 
     private String functionFailed(Delivery delivery, FunctionDefinition definition, Throwable failure, long now) {

@@ -66,6 +66,11 @@ final class History {
         }
     }
 
+    /** Whether the history holds the {@link StepRow#CANCEL} step: the function has seen its cancellation. */
+    boolean cancelled() {
+        return this.steps.values().stream().anyMatch((step) -> StepRow.CANCEL.equals(step.kind()));
+    }
+
     /** How many attempts of the step at this position the current function attempt has made already. */
     int attemptsSoFar(int position) {
         return this.attemptsSoFar.getOrDefault(position, 0);

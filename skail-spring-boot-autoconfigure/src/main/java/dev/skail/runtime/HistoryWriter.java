@@ -51,6 +51,15 @@ final class HistoryWriter {
         this.history.put(step);
     }
 
+    /** Records the step where the function sees its cancellation, in place of a PENDING step at its position. */
+    void cancel(StepRow step, long now) {
+        write(() -> {
+            this.store.recordCancel(this.lease, step, now, this.leaseUntil.get());
+            return null;
+        });
+        this.history.put(step);
+    }
+
     /** Records an attempt of a step that has no outcome yet. */
     void attempt(AttemptRow attempt, long now) {
         write(() -> {

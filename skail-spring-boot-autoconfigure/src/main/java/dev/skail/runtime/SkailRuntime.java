@@ -84,6 +84,9 @@ public class SkailRuntime {
 
     private final ResultWaiters results;
 
+    /** Cancels requested through this runtime, so that a delivery running here sees them at its next step. */
+    private final Set<String> cancelRequests = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     public SkailRuntime(ExecutionStore store, Supplier<SkailCatalog> catalog, BeanFactory beanFactory, SkailJson json,
             Clock clock, RuntimeSettings settings) {
         this(store, catalog, beanFactory, json, clock, settings, new ExceptionCodec(List.of()));
@@ -370,6 +373,10 @@ public class SkailRuntime {
         if (event.isBlank() || event.length() > 200) {
             throw new SkailInvalidRequestException("Invalid event name: use 1 to 200 characters");
         }
+        if (event.startsWith("skail:")) {
+            throw new SkailInvalidRequestException("Invalid event name '" + event + "': names starting with 'skail:' "
+                    + "are reserved (a cancel is requested with the cancel route)");
+        }
         String key = (eventKey != null) ? eventKey : java.util.UUID.randomUUID().toString();
         ExecutionStore.FireOutcome outcome = this.store.fire(execution.taskId(), event, payloadJson, key,
                 this.clock.millis());
@@ -404,6 +411,64 @@ public class SkailRuntime {
         SkailExecution resumed = find(taskId).orElseThrow(); // as resumed: PENDING, before the worker takes it
         this.wakeUp.run();
         return resumed;
+    }
+
+    /**
+     * Cancels an execution (and, through the same request, its children that have not ended): a waiting or pending
+     * one is due at once and sees {@link dev.skail.SkailCancelledException} at the step where it waits; a running one
+     * sees it at its next step boundary. It may compensate; when its function ends, it is CANCELLED.
+     * @return the execution as it stands once the request is kept
+     * @throws SkailNotFoundException if the execution is unknown
+     * @throws SkailConflictException if it has ended
+     * @throws SkailUnavailableException if the store cannot be reached within the request timeout
+     */
+    public SkailExecution cancel(String taskId) {
+        return request(() -> cancelNow(taskId));
+    }
+
+    private SkailExecution cancelNow(String taskId) {
+        ExecutionRow execution = this.store.find(taskId)
+            .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
+        if (execution.status().isTerminal()) {
+            throw new SkailConflictException("Execution '" + taskId + "' has ended (" + execution.status()
+                    + "): it cannot be cancelled");
+        }
+        this.cancelRequests.add(taskId);
+        switch (this.store.requestCancel(taskId, this.clock.millis())) {
+            case NOT_FOUND -> throw new SkailNotFoundException("Unknown execution '" + taskId + "'");
+            case ENDED -> {
+                this.cancelRequests.remove(taskId);
+                throw new SkailConflictException("Execution '" + taskId + "' has ended ("
+                        + this.store.find(taskId).map(ExecutionRow::status).orElse(ExecutionStatus.COMPLETED)
+                        + "): it cannot be cancelled");
+            }
+            case REQUESTED -> logger.info("skail execution '" + taskId + "' cancel requested");
+        }
+        for (String child : this.store.runningChildren(taskId)) {
+            cancelQuietly(child);
+        }
+        this.wakeUp.run();
+        return find(taskId).orElseThrow();
+    }
+
+    /** Passes a cancel request on to a child; one that has ended meanwhile, or cannot be reached, is left. */
+    void cancelQuietly(String taskId) {
+        try {
+            cancelNow(taskId);
+        }
+        catch (RuntimeException ex) {
+            logger.debug("skail did not pass the cancel request on to '" + taskId + "': " + ex.getMessage());
+        }
+    }
+
+    /** Whether a cancel of this execution was requested through this runtime (a running delivery sees it at once). */
+    boolean cancelRequestedHere(String taskId) {
+        return this.cancelRequests.contains(taskId);
+    }
+
+    /** Forgets a cancel request once the execution has ended cancelled. */
+    void cancelHandled(String taskId) {
+        this.cancelRequests.remove(taskId);
     }
 
     /** The threads of steps started with {@code Skail.async}, at most {@code skail.worker.async-threads}. */

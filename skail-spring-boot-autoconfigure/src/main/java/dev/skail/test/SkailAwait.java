@@ -30,7 +30,7 @@ public class SkailAwait {
         return until(taskId, (execution) -> execution.status() == status, "status " + status);
     }
 
-    /** Waits until the execution has ended (COMPLETED or FAILED), and returns it. */
+    /** Waits until the execution has ended (COMPLETED, FAILED or CANCELLED), and returns it. */
     public SkailExecution ended(String taskId) {
         return until(taskId, (execution) -> execution.status().isTerminal(), "an end");
     }

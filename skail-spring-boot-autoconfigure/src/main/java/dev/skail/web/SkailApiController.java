@@ -199,6 +199,13 @@ public class SkailApiController {
         return json(ResponseEntity.status(HttpStatus.ACCEPTED), this.runtime.resume(taskId));
     }
 
+    @PostMapping(path = "/api/v1/executions/{taskId}/cancel", produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<String> cancel(@PathVariable String taskId, HttpServletRequest request) {
+        this.apiKey.check(request);
+        requireNoCrossSiteForm(request);
+        return json(ResponseEntity.status(HttpStatus.ACCEPTED), this.runtime.cancel(taskId));
+    }
+
     @GetMapping(path = "/api/v1/executions/{taskId}/history", produces = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<String> history(@PathVariable String taskId,
             @RequestParam(defaultValue = "false") boolean download, HttpServletRequest request) {

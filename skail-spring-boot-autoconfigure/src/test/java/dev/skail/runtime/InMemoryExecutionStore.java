@@ -333,6 +333,61 @@ final class InMemoryExecutionStore implements ExecutionStore {
     }
 
     @Override
+    public synchronized CancelOutcome requestCancel(String taskId, long now) {
+        CancelOutcome outcome = ExecutionStore.super.requestCancel(taskId, now);
+        Held held = this.executions.get(taskId);
+        if (outcome == CancelOutcome.REQUESTED && held.row().status() == ExecutionStatus.PENDING
+                && held.row().nextRunAt() != null && held.row().nextRunAt() > now) {
+            this.executions.put(taskId, new Held(with(held.row(), ExecutionStatus.PENDING, now, now), held.owner(),
+                    held.token(), held.leaseUntil()));
+        }
+        return outcome;
+    }
+
+    @Override
+    public synchronized boolean cancelRequested(String taskId) {
+        return this.events.stream()
+            .anyMatch((event) -> event.row().taskId().equals(taskId) && CANCEL_EVENT.equals(event.row().name()));
+    }
+
+    @Override
+    public synchronized void recordCancel(Lease lease, StepRow step, long now, long leaseUntil) {
+        transaction(() -> {
+            requireLease(lease, now, leaseUntil);
+            StepRow existing = stepsOf(step.taskId()).get(step.position());
+            if (existing != null && StepRow.PENDING.equals(existing.status())) {
+                stepsOf(step.taskId()).remove(step.position());
+            }
+            if (existing == null || !StepRow.CANCEL.equals(existing.kind())) {
+                writeStep(step);
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public synchronized void cancelled(Lease lease, @Nullable String resultJson, String errorJson, long now) {
+        transaction(() -> {
+            requireLease(lease, now, now);
+            ExecutionRow row = this.executions.get(lease.taskId()).row();
+            this.executions.put(lease.taskId(), released(new ExecutionRow(row.taskId(), row.workload(), row.version(),
+                    row.function(), row.arguments(), ExecutionStatus.CANCELLED, resultJson, errorJson, row.attempt(),
+                    row.retriesUsed(), null, row.createdAt(), now, row.parentTaskId())));
+            wakeParent(lease.taskId(), now);
+            return null;
+        });
+    }
+
+    @Override
+    public synchronized List<String> runningChildren(String taskId) {
+        return this.executions.values().stream()
+            .map(Held::row)
+            .filter((row) -> taskId.equals(row.parentTaskId()) && !row.status().isTerminal())
+            .map(ExecutionRow::taskId)
+            .toList();
+    }
+
+    @Override
     public synchronized boolean resume(String taskId, long now) {
         Held held = this.executions.get(taskId);
         if (held == null || held.row().status() != ExecutionStatus.FAILED) {

@@ -521,7 +521,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }
         for (String child : suspend.children()) {
             try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM skail_execution WHERE task_id = ? "
-                    + "AND status IN ('COMPLETED', 'FAILED')")) {
+                    + "AND status IN ('COMPLETED', 'FAILED', 'CANCELLED')")) {
                 ps.setString(1, child);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {
@@ -693,6 +693,80 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             this.customization.announceEnded(connection, lease.taskId());
             return null;
         }));
+    }
+
+    @Override
+    public CancelOutcome requestCancel(String taskId, long now) {
+        CancelOutcome outcome = ExecutionStore.super.requestCancel(taskId, now);
+        if (outcome == CancelOutcome.REQUESTED) {
+            // the event woke a WAITING execution; a PENDING one waiting for a backoff is due at once as well
+            this.retry.run("cancel " + taskId, () -> inTransaction(connection -> {
+                if (update(connection, "UPDATE skail_execution SET next_run_at = ?, updated_at = ? WHERE task_id = ? "
+                        + "AND status = 'PENDING' AND next_run_at > ?", now, now, taskId, now) == 1) {
+                    this.customization.announceDue(connection, taskId);
+                }
+                return null;
+            }));
+        }
+        return outcome;
+    }
+
+    @Override
+    public boolean cancelRequested(String taskId) {
+        return this.retry.run("read the cancel request of " + taskId, () -> {
+            try (Connection connection = this.dataSource.getConnection();
+                    PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM skail_event WHERE task_id = ? "
+                            + "AND name = ?")) {
+                ps.setString(1, taskId);
+                ps.setString(2, CANCEL_EVENT);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        });
+    }
+
+    @Override
+    public void recordCancel(Lease lease, StepRow step, long now, long leaseUntil) {
+        this.retry.run("record the cancellation of " + lease.taskId(), () -> inTransaction(connection -> {
+            requireLease(connection, lease, now, leaseUntil);
+            update(connection, "DELETE FROM skail_step WHERE task_id = ? AND position = ? AND status = 'PENDING'",
+                    step.taskId(), step.position());
+            writeStep(connection, step);
+            return null;
+        }));
+    }
+
+    @Override
+    public void cancelled(Lease lease, @Nullable String resultJson, String errorJson, long now) {
+        this.retry.run("cancelled " + lease.taskId(), () -> inTransaction(connection -> {
+            requireLease(connection, lease, now, now);
+            update(connection, "UPDATE skail_execution SET status = 'CANCELLED', result = ?, error = ?, "
+                    + "next_run_at = NULL, updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL "
+                    + "WHERE task_id = ?", resultJson, errorJson, now, lease.taskId());
+            update(connection, WAKE_PARENT, now, lease.taskId());
+            this.customization.announceParentDue(connection, lease.taskId());
+            this.customization.announceEnded(connection, lease.taskId());
+            return null;
+        }));
+    }
+
+    @Override
+    public List<String> runningChildren(String taskId) {
+        return this.retry.run("read the children of " + taskId, () -> {
+            try (Connection connection = this.dataSource.getConnection();
+                    PreparedStatement ps = connection.prepareStatement("SELECT task_id FROM skail_execution "
+                            + "WHERE parent_task_id = ? AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')")) {
+                ps.setString(1, taskId);
+                List<String> children = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        children.add(rs.getString(1));
+                    }
+                }
+                return children;
+            }
+        });
     }
 
     @Override

@@ -143,6 +143,7 @@ async function renderDetail() {
         ? execution.error.type + ': ' + (execution.error.message || '') + '\n\n' + (execution.error.stackTrace || '')
         : json(execution.result);
     document.getElementById('resume').hidden = execution.status !== 'FAILED';
+    document.getElementById('cancel').hidden = ['COMPLETED', 'FAILED', 'CANCELLED'].includes(execution.status);
     document.getElementById('download').href =
         root + 'api/v1/executions/' + encodeURIComponent(taskId) + '/history?download=true';
 
@@ -207,6 +208,20 @@ document.addEventListener('DOMContentLoaded', () => {
         try {
             await api('/api/v1/executions/' + encodeURIComponent(state.current) + '/resume', { method: 'POST' });
             message('Resumed');
+            await renderDetail();
+        }
+        catch (e) {
+            message(e.message);
+        }
+    });
+    document.getElementById('cancel').addEventListener('click', async () => {
+        if (!window.confirm('Cancel execution ' + state.current + '? Its function sees SkailCancelledException '
+                + 'at its current step, may compensate, and ends CANCELLED.')) {
+            return;
+        }
+        try {
+            await api('/api/v1/executions/' + encodeURIComponent(state.current) + '/cancel', { method: 'POST' });
+            message('Cancel requested');
             await renderDetail();
         }
         catch (e) {
