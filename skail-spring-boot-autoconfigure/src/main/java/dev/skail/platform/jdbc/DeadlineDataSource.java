@@ -26,6 +26,9 @@ public final class DeadlineDataSource implements DataSource {
         this.pool = pool;
     }
 
+    /** Whether the driver takes a network timeout (PostgreSQL does; H2, in the process, does not). */
+    private volatile boolean networkTimeouts = true;
+
     @Override
     public Connection getConnection() throws SQLException {
         long remaining = StoreDeadline.remainingMillis();
@@ -37,13 +40,16 @@ public final class DeadlineDataSource implements DataSource {
         }
         HikariPool hikari = (this.pool.getHikariPoolMXBean() instanceof HikariPool started) ? started : null;
         Connection connection = (hikari != null) ? hikari.getConnection(remaining) : this.pool.getConnection();
-        try {
-            // a statement waits no longer than the request for an answer from the network (PostgreSQL; the pool
-            // sets the connection's own timeout back when it is returned)
-            connection.setNetworkTimeout(Runnable::run, (int) Math.max(1, remaining));
-        }
-        catch (SQLException | RuntimeException ex) {
-            // not supported by this driver (H2 is in the same process: no network)
+        if (this.networkTimeouts) {
+            try {
+                // a statement waits no longer than the request for an answer from the network (PostgreSQL; the pool
+                // sets the connection's own timeout back when it is returned)
+                connection.setNetworkTimeout(Runnable::run, (int) Math.max(1, remaining));
+            }
+            catch (SQLException | RuntimeException ex) {
+                // not supported by this driver (H2 is in the same process: no network): not asked again
+                this.networkTimeouts = false;
+            }
         }
         return connection;
     }
