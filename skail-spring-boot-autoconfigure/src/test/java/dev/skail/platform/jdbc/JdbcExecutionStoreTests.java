@@ -1,10 +1,8 @@
 package dev.skail.platform.jdbc;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.skail.ExecutionStatus;
 import dev.skail.platform.AttemptRow;
 import dev.skail.platform.ExecutionRow;
@@ -22,17 +20,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /** The store: one claim at a time (S14), fenced writes, schema versioning, id uniqueness (S13). */
 class JdbcExecutionStoreTests {
 
-    private HikariDataSource dataSource;
-
     private JdbcExecutionStore store;
 
     @BeforeEach
     void open() {
-        this.dataSource = new HikariDataSource();
-        this.dataSource.setJdbcUrl("jdbc:h2:mem:store-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
-        this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
-                new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), this.dataSource);
-        this.store.initialize();
+        this.store = H2TestStore.open("store", "");
     }
 
     @AfterEach

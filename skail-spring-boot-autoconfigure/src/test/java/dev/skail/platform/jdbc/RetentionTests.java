@@ -7,7 +7,6 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Set;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.skail.ExecutionStatus;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.Lease;
@@ -29,17 +28,11 @@ class RetentionTests {
 
     private static final long NOW = 100 * DAY;
 
-    private HikariDataSource dataSource;
-
     private JdbcExecutionStore store;
 
     @BeforeEach
     void open() {
-        this.dataSource = new HikariDataSource();
-        this.dataSource.setJdbcUrl("jdbc:h2:mem:retention-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
-        this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
-                new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), this.dataSource);
-        this.store.initialize();
+        this.store = H2TestStore.open("retention", "");
     }
 
     @AfterEach
