@@ -74,9 +74,16 @@ class MonitorCancelBrowserTests {
 
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> this.client.find("monitor-cancel")
             .map((e) -> e.status() == ExecutionStatus.CANCELLED).orElse(false));
-        // the page re-renders what it shows every second
+        // the page looks again shortly after the cancel request
         waitForText(By.id("detail-status"), "CANCELLED");
         waiting().until((driver) -> !driver.findElement(By.id("cancel")).isDisplayed());
+        // the cancellation under its own heading (not under "Result"), said once; no event can wake it any more
+        waitForText(By.id("outcome-title"), "Cancellation");
+        String cancellation = browser.findElement(By.id("detail-outcome")).getText();
+        assertThat(cancellation).startsWith("dev.skail.SkailCancelledException: Execution 'monitor-cancel' "
+                + "(esperarAprovacao) was cancelled").containsOnlyOnce("dev.skail.SkailCancelledException:");
+        assertThat(browser.findElement(By.id("fire-form")).isDisplayed()).isFalse();
+        assertThat(browser.findElement(By.id("resume")).isDisplayed()).isFalse();
     }
 
     private static WebDriverWait waiting() {
