@@ -10,7 +10,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -34,6 +33,8 @@ class MonitorCancelBrowserTests {
 
     private static WebDriver browser;
 
+    private static MonitorPage page;
+
     @LocalServerPort
     int port;
 
@@ -43,6 +44,7 @@ class MonitorCancelBrowserTests {
     @BeforeAll
     static void startBrowser() throws Exception {
         browser = Chromium.start();
+        page = new MonitorPage(browser);
     }
 
     @AfterAll
@@ -87,23 +89,14 @@ class MonitorCancelBrowserTests {
     }
 
     private static WebDriverWait waiting() {
-        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(15));
-        wait.ignoring(StaleElementReferenceException.class);
-        return wait;
+        return page.waiting();
     }
 
     private static void click(By locator) {
-        waiting().until((driver) -> {
-            var found = driver.findElements(locator);
-            if (found.isEmpty() || !found.get(0).isDisplayed()) {
-                return false;
-            }
-            found.get(0).click();
-            return true;
-        });
+        page.click(locator);
     }
 
     private static void waitForText(By locator, String text) {
-        waiting().until((driver) -> driver.findElements(locator).stream().anyMatch((e) -> e.getText().equals(text)));
+        page.waitForText(locator, text);
     }
 }

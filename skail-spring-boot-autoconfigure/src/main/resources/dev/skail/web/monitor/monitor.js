@@ -263,8 +263,8 @@ function describeFilters(filters) {
     if (filters.function) parts.push('function ' + filters.function);
     if (filters.id) parts.push('id containing "' + filters.id + '"');
     if (state.searchApi === true) {
-        if (filters.from) parts.push(filters.timeField + ' from ' + filters.from.replace('T', ' '));
-        if (filters.to) parts.push(filters.timeField + ' to ' + filters.to.replace('T', ' '));
+        if (filters.from) parts.push(filters.timeField + ' from ' + localTime(new Date(filters.from)));
+        if (filters.to) parts.push(filters.timeField + ' to ' + localTime(new Date(filters.to)));
         if (filters.tags.length) parts.push('business keys ' + filters.tags.join(', '));
     }
     return parts.length ? parts.join(', ') : 'no filter: every execution';
