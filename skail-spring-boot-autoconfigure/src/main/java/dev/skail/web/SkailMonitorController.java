@@ -18,8 +18,9 @@ import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 
 /**
  * The Monitor at {@code /skail}: a page served from the starter's jar (no front-end build) that lists executions,
- * shows each one's timeline with its attempts, and resumes, fires and downloads through the HTTP API. Everything it
- * shows is inserted as text, never as HTML; a strict Content-Security-Policy forbids inline scripts besides.
+ * shows each one's timeline with its attempts and its parent and children, refreshes itself, and resumes, cancels,
+ * fires and downloads through the HTTP API. Everything it shows is inserted as text, never as HTML; a strict
+ * Content-Security-Policy forbids inline scripts besides.
  */
 @RestController
 public class SkailMonitorController {

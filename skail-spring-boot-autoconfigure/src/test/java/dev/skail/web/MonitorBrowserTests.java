@@ -15,9 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -41,6 +39,8 @@ class MonitorBrowserTests {
 
     private static WebDriver browser;
 
+    private static MonitorPage page;
+
     @LocalServerPort
     int port;
 
@@ -53,6 +53,7 @@ class MonitorBrowserTests {
     @BeforeAll
     static void startBrowser() throws Exception {
         browser = Chromium.start();
+        page = new MonitorPage(browser);
     }
 
     @AfterAll
@@ -68,7 +69,7 @@ class MonitorBrowserTests {
         this.client.trigger("pagarFatura", "monitor-1", "monitor-1");
         awaitStatus("monitor-1", ExecutionStatus.FAILED);
 
-        browser.get("http://localhost:" + this.port + "/skail");
+        page.open("http://localhost:" + this.port + "/skail");
         browser.findElement(By.id("filter-status")).sendKeys("FAILED");
         browser.findElement(By.id("filter-id")).sendKeys("monitor-1");
         browser.findElement(By.id("apply-filters")).click();
@@ -77,9 +78,23 @@ class MonitorBrowserTests {
         click(By.cssSelector("#executions tbody tr[data-task-id='monitor-1']"));
 
         waitForText(By.id("detail-status"), "FAILED");
-        assertThat(textOf(By.id("detail-outcome"))).contains("java.lang.IllegalStateException: bank offline");
-        assertThat(textOf(By.id("timeline"))).contains("enviarPagamento").contains("bank offline").contains("RETRY")
-            .contains("GIVE_UP");
+        // the exception under its heading, its "type: message" line once (the stack trace begins with it)
+        assertThat(textOf(By.id("outcome-title"))).isEqualTo("Exception");
+        assertThat(textOf(By.id("detail-outcome"))).startsWith("java.lang.IllegalStateException: bank offline\n")
+            .containsOnlyOnce("java.lang.IllegalStateException: bank offline")
+            .contains("at dev.skail.runtime.TestFlows.enviarPagamento");
+        assertThat(textOf(By.id("timeline"))).contains("enviarPagamento").contains("bank offline")
+            .contains("retried after 0 s").contains("gave up: attempts spent");
+        // the attempts tables say what each column is, in words
+        assertThat(page.headers(By.cssSelector("#timeline table.attempts"))).containsExactly("Attempt",
+                "Function attempt", "Started", "Took", "Outcome", "Exception", "Then");
+        assertThat(page.headers(By.id("function-attempts"))).containsExactly("Function attempt", "Started", "Took",
+                "Outcome", "Exception", "Then");
+        assertThat(textOf(By.id("function-attempts"))).contains("failed").contains("gave up: attempts spent");
+        // a FAILED execution is resumed, not cancelled, and takes no event
+        assertThat(page.shown(By.id("resume"))).isTrue();
+        assertThat(page.shown(By.id("cancel"))).isFalse();
+        assertThat(page.shown(By.id("fire-form"))).isFalse();
         assertThat(browser.findElement(By.id("download")).getAttribute("href"))
             .endsWith("/api/v1/executions/monitor-1/history?download=true");
 
@@ -95,7 +110,7 @@ class MonitorBrowserTests {
         this.client.trigger("ecoar", "monitor-xss", XSS);
         awaitStatus("monitor-xss", ExecutionStatus.FAILED);
 
-        browser.get("http://localhost:" + this.port + "/skail");
+        page.open("http://localhost:" + this.port + "/skail");
         browser.findElement(By.id("filter-id")).sendKeys("monitor-xss");
         browser.findElement(By.id("apply-filters")).click();
         click(By.cssSelector("#executions tbody tr[data-task-id='monitor-xss']"));
@@ -117,7 +132,7 @@ class MonitorBrowserTests {
                 new ExactValueFlows.Item("SKU-2", 1, new BigDecimal("12345678901234567.89"))));
         awaitStatus("monitor-amounts", ExecutionStatus.COMPLETED);
 
-        browser.get("http://localhost:" + this.port + "/skail#monitor-amounts");
+        page.open("http://localhost:" + this.port + "/skail#monitor-amounts");
         waitForText(By.id("detail-status"), "COMPLETED");
 
         assertThat(textOf(By.id("detail-arguments"))).contains("\"preco\": 75.00")
@@ -131,17 +146,23 @@ class MonitorBrowserTests {
         this.client.trigger("esperarAprovacao", "monitor-fire", "monitor-fire");
         awaitStatus("monitor-fire", ExecutionStatus.WAITING);
 
-        browser.get("http://localhost:" + this.port + "/skail");
+        page.open("http://localhost:" + this.port + "/skail");
         browser.findElement(By.id("filter-id")).sendKeys("monitor-fire");
         browser.findElement(By.id("apply-filters")).click();
         click(By.cssSelector("#executions tbody tr[data-task-id='monitor-fire']"));
         waitForText(By.id("detail-status"), "WAITING");
+        assertThat(page.shown(By.id("outcome-section"))).isFalse();
         browser.findElement(By.id("fire-name")).sendKeys("aprovacao");
         browser.findElement(By.id("fire-payload")).sendKeys("\"monitor\"");
         browser.findElement(By.id("fire")).click();
 
         waitForText(By.id("detail-status"), "COMPLETED");
+        assertThat(textOf(By.id("outcome-title"))).isEqualTo("Result");
         assertThat(textOf(By.id("detail-outcome"))).contains("approved by monitor");
+        // it has ended: no more events, nothing to cancel
+        page.waitUntilHidden(By.id("fire-form"));
+        assertThat(page.shown(By.id("cancel"))).isFalse();
+        assertThat(page.shown(By.id("resume"))).isFalse();
     }
 
     private void awaitStatus(String taskId, ExecutionStatus status) {
@@ -149,32 +170,15 @@ class MonitorBrowserTests {
             .until(() -> this.client.find(taskId).map((e) -> e.status() == status).orElse(false));
     }
 
-    /** The page re-renders what it shows every second: each read retries an element that was just replaced. */
-    private static WebDriverWait waiting() {
-        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(15));
-        wait.ignoring(StaleElementReferenceException.class);
-        return wait;
-    }
-
     private static String textOf(By locator) {
-        return waiting().until((driver) -> {
-            var found = driver.findElements(locator);
-            return found.isEmpty() ? null : found.get(0).getText();
-        });
+        return page.textOf(locator);
     }
 
     private static void click(By locator) {
-        waiting().until((driver) -> {
-            var found = driver.findElements(locator);
-            if (found.isEmpty()) {
-                return false;
-            }
-            found.get(0).click();
-            return true;
-        });
+        page.click(locator);
     }
 
     private static void waitForText(By locator, String text) {
-        waiting().until((driver) -> driver.findElements(locator).stream().anyMatch((e) -> e.getText().equals(text)));
+        page.waitForText(locator, text);
     }
 }

@@ -10,7 +10,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -34,6 +33,8 @@ class MonitorCancelBrowserTests {
 
     private static WebDriver browser;
 
+    private static MonitorPage page;
+
     @LocalServerPort
     int port;
 
@@ -43,6 +44,7 @@ class MonitorCancelBrowserTests {
     @BeforeAll
     static void startBrowser() throws Exception {
         browser = Chromium.start();
+        page = new MonitorPage(browser);
     }
 
     @AfterAll
@@ -74,29 +76,27 @@ class MonitorCancelBrowserTests {
 
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> this.client.find("monitor-cancel")
             .map((e) -> e.status() == ExecutionStatus.CANCELLED).orElse(false));
-        // the page re-renders what it shows every second
+        // the page looks again shortly after the cancel request
         waitForText(By.id("detail-status"), "CANCELLED");
         waiting().until((driver) -> !driver.findElement(By.id("cancel")).isDisplayed());
+        // the cancellation under its own heading (not under "Result"), said once; no event can wake it any more
+        waitForText(By.id("outcome-title"), "Cancellation");
+        String cancellation = browser.findElement(By.id("detail-outcome")).getText();
+        assertThat(cancellation).startsWith("dev.skail.SkailCancelledException: Execution 'monitor-cancel' "
+                + "(esperarAprovacao) was cancelled").containsOnlyOnce("dev.skail.SkailCancelledException:");
+        assertThat(browser.findElement(By.id("fire-form")).isDisplayed()).isFalse();
+        assertThat(browser.findElement(By.id("resume")).isDisplayed()).isFalse();
     }
 
     private static WebDriverWait waiting() {
-        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(15));
-        wait.ignoring(StaleElementReferenceException.class);
-        return wait;
+        return page.waiting();
     }
 
     private static void click(By locator) {
-        waiting().until((driver) -> {
-            var found = driver.findElements(locator);
-            if (found.isEmpty() || !found.get(0).isDisplayed()) {
-                return false;
-            }
-            found.get(0).click();
-            return true;
-        });
+        page.click(locator);
     }
 
     private static void waitForText(By locator, String text) {
-        waiting().until((driver) -> driver.findElements(locator).stream().anyMatch((e) -> e.getText().equals(text)));
+        page.waitForText(locator, text);
     }
 }

@@ -1,10 +1,31 @@
 // skail Monitor. Everything shown comes from the API and is inserted as text (textContent), never as HTML.
 'use strict';
 
-const state = { page: 0, size: 20, current: null, poll: null };
+const STATUSES = ['PENDING', 'RUNNING', 'WAITING', 'COMPLETED', 'FAILED', 'CANCELLED'];
+const ENDED = ['COMPLETED', 'FAILED', 'CANCELLED'];
+
+const state = {
+    page: 0,
+    size: 20,
+    // the filters the list shows (applied with the Filter button), not what is being typed in the form
+    filters: { status: '', function: '', id: '', timeField: 'created', from: '', to: '', tags: [] },
+    // the execution shown in the detail, null while the list is shown
+    current: null,
+    // whether the API can search (counts, time range, business keys, bulk actions): null until asked
+    searchApi: null,
+    listScroll: 0,
+    listRequest: 0,
+    confirming: false,
+    started: false,
+    refresh: { timer: null, running: false, last: 0 }
+};
 
 // the application's root, whatever its context path: this script is served at <root>/skail/monitor.js
 const root = new URL('..', document.currentScript.src).pathname;
+
+function $(id) {
+    return document.getElementById(id);
+}
 
 function el(tag, text, className) {
     const node = document.createElement(tag);
@@ -17,8 +38,55 @@ function el(tag, text, className) {
     return node;
 }
 
+// sets a node's text only when it changed, so that what the operator selected in it stays selected
+function setText(node, text) {
+    const value = text === undefined || text === null ? '' : String(text);
+    if (node.textContent !== value) {
+        node.textContent = value;
+    }
+}
+
+function link(taskId, text) {
+    const a = el('a', text === undefined ? taskId : text);
+    a.href = '#' + encodeURIComponent(taskId);
+    a.className = 'execution-link';
+    return a;
+}
+
+// ---- times: shown in the operator's time zone, the UTC instant on hover ----
+
+function pad(value) {
+    return String(value).padStart(2, '0');
+}
+
+function localTime(date) {
+    return date.getFullYear() + '-' + pad(date.getMonth() + 1) + '-' + pad(date.getDate()) + ' '
+        + pad(date.getHours()) + ':' + pad(date.getMinutes()) + ':' + pad(date.getSeconds());
+}
+
 function time(value) {
-    return value ? new Date(value).toLocaleString() : '';
+    const node = el('time');
+    if (!value) {
+        return node;
+    }
+    const date = new Date(value);
+    if (isNaN(date.getTime())) {
+        node.textContent = String(value);
+        return node;
+    }
+    const utc = date.toISOString();
+    node.textContent = localTime(date);
+    node.dateTime = utc;
+    node.title = utc;
+    return node;
+}
+
+function zoneLabel() {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
+    const minutes = -new Date().getTimezoneOffset();
+    const offset = 'UTC' + (minutes < 0 ? '−' : '+') + pad(Math.floor(Math.abs(minutes) / 60)) + ':'
+        + pad(Math.abs(minutes) % 60);
+    return 'Times in ' + zone + ' (' + offset + '); hover a time for UTC';
 }
 
 function duration(start, end) {
@@ -37,6 +105,34 @@ function backoff(value) {
     }
     const seconds = (+(match[1] || 0)) * 3600 + (+(match[2] || 0)) * 60 + (+(match[3] || 0));
     return seconds < 60 ? seconds + ' s' : (seconds / 60).toFixed(1) + ' min';
+}
+
+// what the runtime decided after an attempt, in words
+function decision(attempt) {
+    switch (attempt.decision) {
+        case 'RECORDED': return 'recorded';
+        case 'RETRY': return 'retried' + (attempt.backoff ? ' after ' + backoff(attempt.backoff) : '');
+        case 'GIVE_UP': return 'gave up: attempts spent';
+        case 'NOT_RETRYABLE': return 'not retried (noRetryFor)';
+        default: return attempt.decision || '';
+    }
+}
+
+function outcome(value) {
+    return value === 'SUCCEEDED' ? 'succeeded' : value === 'FAILED' ? 'failed' : (value || '');
+}
+
+function errorLine(error) {
+    return error ? error.type + ': ' + (error.message || '') : '';
+}
+
+// the exception once: its stack trace begins with the same "type: message" line, so it is not repeated above it
+function errorText(error) {
+    if (!error) {
+        return '';
+    }
+    const trace = error.stackTrace || '';
+    return trace.startsWith(error.type) ? trace : errorLine(error) + (trace ? '\n' + trace : '');
 }
 
 function json(value) {
@@ -66,187 +162,515 @@ async function api(path, options) {
     const response = await fetch(root + path.replace(/^\//, ''), request);
     const body = response.status === 204 ? null : await response.text().then(parseExact).catch(() => null);
     if (!response.ok) {
-        throw new Error((body && (body.detail || body.title)) || ('HTTP ' + response.status));
+        const error = new Error((body && (body.detail || body.title)) || ('HTTP ' + response.status));
+        error.status = response.status;
+        error.body = body;
+        throw error;
     }
     return body;
 }
 
 function message(text) {
-    document.getElementById('message').textContent = text || '';
+    setText($('message'), text);
 }
+
+// Rows kept in place: a row whose data did not change is left as it is (no flicker, the operator's selection in
+// it stays), a changed one is rebuilt, the order follows the data.
+function syncRows(parent, items, keyOf, build) {
+    const existing = new Map();
+    for (const row of Array.from(parent.children)) {
+        existing.set(row.dataset.key, row);
+    }
+    let previous = null;
+    for (const item of items) {
+        const key = String(keyOf(item));
+        const signature = JSON.stringify(item);
+        let row = existing.get(key);
+        existing.delete(key);
+        if (!row || row.dataset.signature !== signature) {
+            const fresh = build(item);
+            fresh.dataset.key = key;
+            fresh.dataset.signature = signature;
+            if (row) {
+                row.replaceWith(fresh);
+            }
+            row = fresh;
+        }
+        const expected = previous ? previous.nextSibling : parent.firstChild;
+        if (row !== expected) {
+            parent.insertBefore(row, expected);
+        }
+        previous = row;
+    }
+    for (const row of existing.values()) {
+        row.remove();
+    }
+}
+
+function cell(content, className) {
+    const td = el('td', null, className);
+    if (content instanceof Node) {
+        td.append(content);
+    }
+    else {
+        td.textContent = content === undefined || content === null ? '' : String(content);
+    }
+    return td;
+}
+
+// ---- filters ----
+
+function readFilters() {
+    const tags = $('filter-tags').value.split(',').map((tag) => tag.trim()).filter((tag) => tag.length > 0);
+    return {
+        status: $('filter-status').value,
+        function: $('filter-function').value.trim(),
+        id: $('filter-id').value.trim(),
+        timeField: $('filter-time-field').value,
+        from: $('filter-from').value,
+        to: $('filter-to').value,
+        tags: tags
+    };
+}
+
+function instant(local) {
+    const date = new Date(local);
+    return isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+// the query of the filters; time range and business keys only once the API searches by them
+function filterParams(filters, withStatus) {
+    const params = new URLSearchParams();
+    if (withStatus && filters.status) params.set('status', filters.status);
+    if (filters.function) params.set('function', filters.function);
+    if (filters.id) params.set('id', filters.id);
+    if (state.searchApi === true) {
+        const field = filters.timeField === 'updated' ? 'updated' : 'created';
+        const from = filters.from ? instant(filters.from) : null;
+        const to = filters.to ? instant(filters.to) : null;
+        if (from) params.set(field + 'From', from);
+        if (to) params.set(field + 'To', to);
+        for (const tag of filters.tags) {
+            params.append('tag', tag);
+        }
+    }
+    return params;
+}
+
+function describeFilters(filters) {
+    const parts = [];
+    if (filters.status) parts.push('status ' + filters.status);
+    if (filters.function) parts.push('function ' + filters.function);
+    if (filters.id) parts.push('id containing "' + filters.id + '"');
+    if (state.searchApi === true) {
+        if (filters.from) parts.push(filters.timeField + ' from ' + localTime(new Date(filters.from)));
+        if (filters.to) parts.push(filters.timeField + ' to ' + localTime(new Date(filters.to)));
+        if (filters.tags.length) parts.push('business keys ' + filters.tags.join(', '));
+    }
+    return parts.length ? parts.join(', ') : 'no filter: every execution';
+}
+
+// ---- the list ----
 
 async function loadList() {
-    const params = new URLSearchParams({ page: state.page, size: state.size });
-    const status = document.getElementById('filter-status').value;
-    const fn = document.getElementById('filter-function').value.trim();
-    const id = document.getElementById('filter-id').value.trim();
-    if (status) params.set('status', status);
-    if (fn) params.set('function', fn);
-    if (id) params.set('id', id);
+    const request = ++state.listRequest;
+    const params = filterParams(state.filters, true);
+    params.set('page', state.page);
+    params.set('size', state.size);
     const page = await api('/api/v1/executions?' + params);
-    document.getElementById('workload').textContent = page.workload + ':' + page.version;
-    const body = document.querySelector('#executions tbody');
-    body.replaceChildren();
-    for (const execution of page.items) {
-        const row = el('tr', null, 'clickable');
-        row.dataset.taskId = execution.taskId;
-        row.append(el('td', execution.taskId), el('td', execution.function),
-            el('td', execution.status + (execution.waitingFor ? ' (waits for a runtime of ' + execution.waitingFor
-                + ')' : ''), 'status status-' + execution.status), el('td', execution.attempt),
-            el('td', time(execution.createdAt)), el('td', time(execution.updatedAt)));
-        row.addEventListener('click', () => showDetail(execution.taskId));
-        body.append(row);
+    if (request !== state.listRequest) {
+        return; // a newer request (another page, other filters) answers for the list
     }
-    document.getElementById('page-number').textContent = 'page ' + (page.page + 1);
-    document.getElementById('previous-page').disabled = page.page === 0;
-    document.getElementById('next-page').disabled = !page.hasMore;
+    setText($('workload'), page.workload + ':' + page.version);
+    syncRows(document.querySelector('#executions tbody'), page.items, (execution) => execution.taskId, listRow);
+    setText($('page-number'), 'page ' + (page.page + 1));
+    $('previous-page').disabled = page.page === 0;
+    $('next-page').disabled = !page.hasMore;
 }
 
-async function showDetail(taskId) {
-    state.current = taskId;
-    if (location.hash !== '#' + encodeURIComponent(taskId)) {
-        history.pushState(null, '', '#' + encodeURIComponent(taskId));
+function listRow(execution) {
+    const row = el('tr', null, 'clickable');
+    row.dataset.taskId = execution.taskId;
+    row.append(cell(link(execution.taskId)), cell(execution.function),
+        cell(execution.status + (execution.waitingFor ? ' (waits for a runtime of ' + execution.waitingFor + ')'
+            : ''), 'status status-' + execution.status),
+        cell(execution.attempt), cell(execution.parentTaskId ? link(execution.parentTaskId) : ''),
+        cell(time(execution.createdAt)), cell(time(execution.updatedAt)));
+    row.addEventListener('click', (event) => {
+        // a click on a link follows it; selecting text in the row opens nothing
+        if (event.target.closest('a') || String(window.getSelection()).length > 0) {
+            return;
+        }
+        location.hash = '#' + encodeURIComponent(execution.taskId);
+    });
+    return row;
+}
+
+// Counts by status over the filters other than the status (so that each count says how many a click on it shows).
+// Waits for GET /api/v1/executions/counts: while it answers 404 the bar, the time range, the business keys and the
+// bulk actions stay hidden, without an error.
+async function loadCounts() {
+    if (state.searchApi === false) {
+        return;
     }
-    document.getElementById('list-view').hidden = true;
-    document.getElementById('detail-view').hidden = false;
+    let counts;
+    try {
+        counts = await api('/api/v1/executions/counts?' + filterParams(state.filters, false));
+    }
+    catch (e) {
+        if (e.status === 404 && state.searchApi !== true) {
+            searchApi(false);
+            return;
+        }
+        throw e;
+    }
+    if (!counts || typeof counts.total !== 'number') {
+        // an execution named "counts", not the counts
+        if (state.searchApi !== true) searchApi(false);
+        return;
+    }
+    if (state.searchApi !== true) {
+        searchApi(true);
+    }
+    renderCounts(counts);
+}
+
+function searchApi(available) {
+    state.searchApi = available;
+    $('counts').hidden = !available;
+    $('search-filters').hidden = !available;
+    $('bulk-actions').hidden = !available;
+}
+
+function renderCounts(counts) {
+    const bar = $('counts');
+    const entries = [['', 'All', counts.total]].concat(STATUSES.map((status) => [status, status, counts[status] || 0]));
+    if (bar.children.length !== entries.length) {
+        bar.replaceChildren();
+        for (const [status] of entries) {
+            const button = el('button', null, 'count' + (status ? ' status-' + status : ''));
+            button.type = 'button';
+            button.dataset.status = status;
+            button.append(el('span', null, 'count-label'), el('span', null, 'count-value'));
+            button.addEventListener('click', () => filterByStatus(status));
+            bar.append(button);
+        }
+    }
+    entries.forEach(([status, label, value], index) => {
+        const button = bar.children[index];
+        setText(button.querySelector('.count-label'), label);
+        setText(button.querySelector('.count-value'), value);
+        button.setAttribute('aria-pressed', String(state.filters.status === status));
+    });
+}
+
+function filterByStatus(status) {
+    $('filter-status').value = status;
+    applyFilters();
+}
+
+function applyFilters() {
+    state.filters = readFilters();
+    state.page = 0;
+    for (const field of $('filters').elements) {
+        delete field.dataset.edited;
+    }
+    refreshNow(true);
+}
+
+// Resumes or cancels every execution the list's filters match, after the operator confirmed how many that is.
+// Waits for GET /api/v1/executions/counts and POST /api/v1/executions/{cancel,resume}?<filters>&expected=N: a 409
+// says the set changed meanwhile, and the operator confirms again with the new count.
+async function bulk(action) {
+    const filters = state.filters;
+    const query = filterParams(filters, true);
+    let counts = await api('/api/v1/executions/counts?' + query);
+    let changed = false;
+    for (;;) {
+        const expected = counts.total;
+        if (expected === 0) {
+            message('No execution matches the filters (' + describeFilters(filters) + ')');
+            return;
+        }
+        const question = (changed ? 'The filtered set changed meanwhile. ' : '')
+            + (action === 'cancel' ? 'Cancel ' : 'Resume ') + expected + ' execution' + (expected === 1 ? '' : 's')
+            + ' (' + describeFilters(filters) + ')? '
+            + (action === 'cancel' ? 'Those that have ended are skipped; the others see SkailCancelledException '
+                + 'at their current step, may compensate, and end CANCELLED.'
+                : 'Only FAILED executions are resumed; the others are skipped.');
+        if (!confirmAction(question)) {
+            return;
+        }
+        const params = new URLSearchParams(query);
+        params.set('expected', expected);
+        try {
+            const done = await api('/api/v1/executions/' + action + '?' + params, { method: 'POST' });
+            message((action === 'cancel' ? 'Cancel requested for ' : 'Resumed ') + done.acted + ' of ' + done.matched
+                + ' execution' + (done.matched === 1 ? '' : 's') + (done.skipped ? '; ' + done.skipped + ' skipped' : ''));
+            settle();
+            return;
+        }
+        catch (e) {
+            if (e.status !== 409) {
+                throw e;
+            }
+            counts = await api('/api/v1/executions/counts?' + query);
+            changed = true;
+        }
+    }
+}
+
+// ---- one execution ----
+
+function openDetail(taskId) {
+    if (!$('list-view').hidden) {
+        state.listScroll = window.scrollY;
+    }
+    state.current = taskId;
+    for (const id of ['detail-title', 'detail-summary', 'detail-children', 'detail-arguments', 'detail-outcome']) {
+        $(id).replaceChildren();
+    }
+    document.querySelector('#timeline tbody').replaceChildren();
+    document.querySelector('#function-attempts tbody').replaceChildren();
+    delete $('detail-summary').dataset.signature;
+    $('list-view').hidden = true;
+    $('detail-view').hidden = false;
+    setText($('detail-title'), taskId);
+    window.scrollTo(0, 0);
     message('');
-    await renderDetail();
-    clearInterval(state.poll);
-    state.poll = setInterval(() => renderDetail().catch((e) => message(e.message)), 1000);
+    refreshNow(true);
+}
+
+function openList() {
+    state.current = null;
+    $('detail-view').hidden = true;
+    $('list-view').hidden = false;
+    message('');
+    refreshNow(true).then(() => window.scrollTo(0, state.listScroll));
 }
 
 async function renderDetail() {
     const taskId = state.current;
     const history = await api('/api/v1/executions/' + encodeURIComponent(taskId) + '/history');
+    if (taskId !== state.current) {
+        return; // the operator went on to another execution meanwhile
+    }
     const execution = history.execution;
-    document.getElementById('workload').textContent = execution.workload + ':' + execution.version;
-    document.getElementById('detail-title').textContent = execution.taskId;
-    const summary = document.getElementById('detail-summary');
-    summary.replaceChildren();
-    const rows = [['Function', execution.function], ['Status', execution.status], ['Attempt', execution.attempt],
-        ['Created', time(execution.createdAt)], ['Updated', time(execution.updatedAt)],
-        ['Due', time(execution.nextRunAt)], ['Parent', execution.parentTaskId || '']];
+    setText($('workload'), execution.workload + ':' + execution.version);
+    setText($('detail-title'), execution.taskId);
+    renderSummary(execution, history.steps);
+
+    setText($('detail-arguments'), json(execution.arguments));
+    const ended = ENDED.includes(execution.status);
+    $('outcome-section').hidden = !ended;
+    const title = execution.status === 'FAILED' ? 'Exception'
+        : execution.status === 'CANCELLED' ? 'Cancellation' : 'Result';
+    setText($('outcome-title'), title);
+    setText($('detail-outcome'), execution.status === 'COMPLETED' ? json(execution.result) : errorText(execution.error));
+
+    $('resume').hidden = execution.status !== 'FAILED';
+    $('cancel').hidden = ended;
+    // only an execution that has not ended can take an event
+    $('fire-form').hidden = ended;
+    const download = root + 'api/v1/executions/' + encodeURIComponent(taskId) + '/history?download=true';
+    if ($('download').getAttribute('href') !== download) {
+        $('download').href = download;
+    }
+
+    const children = history.steps.filter((step) => step.childTaskId);
+    $('children-section').hidden = children.length === 0;
+    syncRows($('detail-children'), children, (step) => step.childTaskId, (step) => {
+        const item = el('li');
+        item.append(link(step.childTaskId), ' ' + step.name + ' (step ' + step.position + ', ' + step.status + ')');
+        return item;
+    });
+
+    syncRows(document.querySelector('#timeline tbody'), history.steps, (step) => step.position, timelineRow);
+    $('function-attempts-section').hidden = history.functionAttempts.length === 0;
+    syncRows(document.querySelector('#function-attempts tbody'), history.functionAttempts,
+        (attempt) => attempt.functionAttempt + '/' + attempt.number, (attempt) => {
+            const row = el('tr');
+            row.append(cell(attempt.functionAttempt), cell(time(attempt.startedAt)),
+                cell(duration(attempt.startedAt, attempt.endedAt), 'nowrap'), cell(outcome(attempt.outcome)),
+                exceptionCell(attempt.error), cell(decision(attempt)));
+            return row;
+        });
+}
+
+function renderSummary(execution, steps) {
+    const rows = [['Function', execution.function], ['Status', execution.status]];
     if (execution.waitingFor) {
         // S12: no runtime of its version is running; it runs once one starts
-        rows.splice(2, 0, ['Waits for', 'a runtime of ' + execution.waitingFor]);
+        rows.push(['Waits for', 'a runtime of ' + execution.waitingFor]);
     }
+    const events = steps.filter((step) => step.kind === 'EVENT' && !step.completedAt).map((step) => step.name);
+    if (events.length && !ENDED.includes(execution.status)) {
+        rows.push(['Waits for event', events.join(', ')]);
+    }
+    rows.push(['Attempt', execution.attempt], ['Created', execution.createdAt], ['Updated', execution.updatedAt]);
+    if (execution.nextRunAt) {
+        rows.push(['Due', execution.nextRunAt]);
+    }
+    if (execution.parentTaskId) {
+        rows.push(['Parent', execution.parentTaskId]);
+    }
+    const summary = $('detail-summary');
+    const signature = JSON.stringify(rows);
+    if (summary.dataset.signature === signature) {
+        return;
+    }
+    summary.dataset.signature = signature;
+    summary.replaceChildren();
     for (const [name, value] of rows) {
-        const dd = el('dd', value, name === 'Status' ? 'status status-' + value : null);
-        if (name === 'Status') dd.id = 'detail-status';
+        let dd;
+        if (name === 'Status') {
+            dd = el('dd', value, 'status status-' + value);
+            dd.id = 'detail-status';
+        }
+        else if (name === 'Parent') {
+            dd = el('dd');
+            dd.id = 'detail-parent';
+            dd.append(link(value));
+        }
+        else if (['Created', 'Updated', 'Due'].includes(name)) {
+            dd = el('dd');
+            dd.append(time(value));
+        }
+        else {
+            dd = el('dd', value);
+        }
         summary.append(el('dt', name), dd);
     }
-    document.getElementById('detail-arguments').textContent = json(execution.arguments);
-    const failed = execution.status === 'FAILED' && execution.error;
-    document.getElementById('outcome-title').textContent = failed ? 'Exception' : 'Result';
-    const outcome = document.getElementById('detail-outcome');
-    outcome.textContent = failed
-        ? execution.error.type + ': ' + (execution.error.message || '') + '\n\n' + (execution.error.stackTrace || '')
-        : json(execution.result);
-    document.getElementById('resume').hidden = execution.status !== 'FAILED';
-    document.getElementById('cancel').hidden = ['COMPLETED', 'FAILED', 'CANCELLED'].includes(execution.status);
-    document.getElementById('download').href =
-        root + 'api/v1/executions/' + encodeURIComponent(taskId) + '/history?download=true';
+}
 
-    const timeline = document.querySelector('#timeline tbody');
-    timeline.replaceChildren();
-    for (const step of history.steps) {
-        const row = el('tr');
-        const attempts = el('td');
-        const list = el('ol', null, 'attempts');
+function exceptionCell(error) {
+    const td = cell(errorLine(error));
+    if (error && error.stackTrace) {
+        td.title = error.stackTrace;
+    }
+    return td;
+}
+
+function timelineRow(step) {
+    const row = el('tr');
+    const name = step.childTaskId ? link(step.childTaskId, step.name) : step.name;
+    const stepError = errorLine(step.error);
+    const attempts = el('td');
+    if (step.attempts.length) {
+        const table = el('table', null, 'attempts');
+        const head = el('tr');
+        for (const title of ['Attempt', 'Function attempt', 'Started', 'Took', 'Outcome', 'Exception', 'Then']) {
+            head.append(el('th', title));
+        }
+        const thead = el('thead');
+        thead.append(head);
+        const body = el('tbody');
         for (const attempt of step.attempts) {
-            const error = attempt.error ? ' ' + attempt.error.type + ': ' + (attempt.error.message || '') : '';
-            const wait = attempt.backoff ? ' after ' + backoff(attempt.backoff) : '';
-            list.append(el('li', '#' + attempt.number + ' (function attempt ' + attempt.functionAttempt + ') '
-                + attempt.outcome + error + ' → ' + attempt.decision + wait
-                + ' [' + duration(attempt.startedAt, attempt.endedAt) + ']'));
+            const line = el('tr');
+            line.append(cell(attempt.number), cell(attempt.functionAttempt), cell(time(attempt.startedAt)),
+                cell(duration(attempt.startedAt, attempt.endedAt), 'nowrap'), cell(outcome(attempt.outcome)),
+                exceptionCell(attempt.error), cell(decision(attempt)));
+            body.append(line);
         }
-        attempts.append(list);
-        const stepError = step.error ? step.error.type + ': ' + (step.error.message || '') : '';
-        row.append(el('td', step.position), el('td', step.kind), el('td', step.name),
-            el('td', step.status + (stepError ? ' — ' + stepError : ''), 'status status-' + step.status),
-            el('td', time(step.startedAt)), el('td', duration(step.startedAt, step.completedAt)), attempts);
-        timeline.append(row);
+        table.append(thead, body);
+        attempts.append(table);
     }
-    const functionAttempts = document.querySelector('#function-attempts tbody');
-    functionAttempts.replaceChildren();
-    for (const attempt of history.functionAttempts) {
-        const row = el('tr');
-        functionAttempts.append(row);
-        row.append(el('td', attempt.functionAttempt), el('td', attempt.outcome),
-            el('td', attempt.error ? attempt.error.type + ': ' + (attempt.error.message || '') : ''),
-            el('td', attempt.decision), el('td', backoff(attempt.backoff)));
+    row.append(cell(step.position), cell(step.kind), cell(name),
+        cell(step.status + (stepError ? ' — ' + stepError : ''), 'status status-' + step.status),
+        cell(time(step.startedAt)), cell(duration(step.startedAt, step.completedAt), 'nowrap'), attempts);
+    return row;
+}
+
+// ---- auto-refresh ----
+
+function refreshInterval() {
+    return (+$('refresh-interval').value || 5) * 1000;
+}
+
+// a field of a form the operator edited and still has focus in
+function typing() {
+    const active = document.activeElement;
+    return !!(active && active.form && active.dataset.edited === '1');
+}
+
+function pauseReason() {
+    if (state.confirming) return 'paused while a confirmation is open';
+    if (typing()) return 'paused while you type';
+    if (document.hidden) return 'paused while the page is hidden';
+    return '';
+}
+
+function confirmAction(text) {
+    state.confirming = true;
+    showRefreshState();
+    try {
+        return window.confirm(text);
+    }
+    finally {
+        state.confirming = false;
+        showRefreshState();
     }
 }
 
-function showList() {
-    clearInterval(state.poll);
-    state.current = null;
-    if (location.hash) {
-        history.pushState(null, '', location.pathname);
-    }
-    document.getElementById('detail-view').hidden = true;
-    document.getElementById('list-view').hidden = false;
-    loadList().catch((e) => message(e.message));
+function showRefreshState(failure) {
+    const text = failure ? 'refresh failed: ' + failure
+        : !$('auto-refresh').checked ? 'auto-refresh off' : pauseReason();
+    setText($('refresh-state'), text);
 }
 
-document.addEventListener('DOMContentLoaded', () => {
-    document.getElementById('filters').addEventListener('submit', (event) => {
-        event.preventDefault();
-        state.page = 0;
-        loadList().catch((e) => message(e.message));
-    });
-    document.getElementById('previous-page').addEventListener('click', () => {
-        state.page = Math.max(0, state.page - 1);
-        loadList().catch((e) => message(e.message));
-    });
-    document.getElementById('next-page').addEventListener('click', () => {
-        state.page += 1;
-        loadList().catch((e) => message(e.message));
-    });
-    document.getElementById('back').addEventListener('click', showList);
-    document.getElementById('resume').addEventListener('click', async () => {
-        try {
-            await api('/api/v1/executions/' + encodeURIComponent(state.current) + '/resume', { method: 'POST' });
-            message('Resumed');
+// refreshes what is shown now; `explicit` (navigation, filters, a button) also reports failures as messages
+async function refreshNow(explicit) {
+    if (state.refresh.running && !explicit) {
+        return;
+    }
+    state.refresh.running = true;
+    state.refresh.last = Date.now();
+    try {
+        if (state.current !== null) {
             await renderDetail();
         }
-        catch (e) {
+        else {
+            await Promise.all([loadList(), loadCounts()]);
+        }
+        showRefreshState();
+    }
+    catch (e) {
+        if (explicit) {
             message(e.message);
         }
-    });
-    document.getElementById('cancel').addEventListener('click', async () => {
-        if (!window.confirm('Cancel execution ' + state.current + '? Its function sees SkailCancelledException '
-                + 'at its current step, may compensate, and ends CANCELLED.')) {
-            return;
+        else {
+            showRefreshState(e.message);
         }
-        try {
-            await api('/api/v1/executions/' + encodeURIComponent(state.current) + '/cancel', { method: 'POST' });
-            message('Cancel requested');
-            await renderDetail();
-        }
-        catch (e) {
-            message(e.message);
-        }
-    });
-    document.getElementById('fire-form').addEventListener('submit', async (event) => {
-        event.preventDefault();
-        const name = document.getElementById('fire-name').value.trim();
-        const payload = document.getElementById('fire-payload').value.trim();
-        try {
-            const execution = await api('/api/v1/executions/' + encodeURIComponent(state.current));
-            await api('/api/v1/fire/' + encodeURIComponent(execution.workload) + '/' + encodeURIComponent(execution.version)
-                + '/' + encodeURIComponent(state.current) + '/' + encodeURIComponent(name),
-                { method: 'POST', headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' }, body: payload });
-            message('Event ' + name + ' fired');
-            await renderDetail();
-        }
-        catch (e) {
-            message(e.message);
-        }
-    });
-    route();
-    window.addEventListener('popstate', route);
-});
+    }
+    finally {
+        state.refresh.running = false;
+    }
+    schedule();
+}
+
+// one timer: it looks every half second whether the interval has passed and nothing holds the refresh back
+function schedule() {
+    clearTimeout(state.refresh.timer);
+    state.refresh.timer = setTimeout(tick, Math.min(500, refreshInterval()));
+}
+
+function tick() {
+    showRefreshState();
+    if ($('auto-refresh').checked && !pauseReason() && Date.now() - state.refresh.last >= refreshInterval()) {
+        refreshNow(false);
+        return;
+    }
+    schedule();
+}
+
+// after an action the page looks again shortly, whatever the auto-refresh, so that its effect shows
+function settle() {
+    for (const delay of [300, 1000, 2500]) {
+        setTimeout(() => refreshNow(false), delay);
+    }
+}
+
+// ---- navigation ----
 
 // the page's address names what it shows: /skail (the list) or /skail#pedido-1 (one execution)
 function route() {
@@ -258,13 +682,106 @@ function route() {
         taskId = null;
     }
     if (taskId) {
-        showDetail(taskId).catch((e) => message(e.message));
+        if (taskId !== state.current || $('detail-view').hidden) {
+            openDetail(taskId);
+        }
     }
-    else if (state.current !== null || document.getElementById('list-view').hidden === false) {
-        clearInterval(state.poll);
-        state.current = null;
-        document.getElementById('detail-view').hidden = true;
-        document.getElementById('list-view').hidden = false;
-        loadList().catch((e) => message(e.message));
+    else if (state.current !== null || !state.started) {
+        openList();
     }
+    state.started = true;
 }
+
+document.addEventListener('DOMContentLoaded', () => {
+    setText($('time-zone'), zoneLabel());
+    $('filters').addEventListener('submit', (event) => {
+        event.preventDefault();
+        applyFilters();
+    });
+    $('clear-filters').addEventListener('click', () => {
+        $('filters').reset();
+        applyFilters();
+    });
+    $('previous-page').addEventListener('click', () => {
+        state.page = Math.max(0, state.page - 1);
+        refreshNow(true);
+    });
+    $('next-page').addEventListener('click', () => {
+        state.page += 1;
+        refreshNow(true);
+    });
+    $('back').addEventListener('click', () => {
+        history.pushState(null, '', location.pathname + location.search);
+        route();
+    });
+    // a field being typed in holds the refresh back until it loses focus or its form is sent
+    document.addEventListener('input', (event) => {
+        if (event.target.form) {
+            event.target.dataset.edited = '1';
+            showRefreshState();
+        }
+    });
+    document.addEventListener('focusout', (event) => {
+        if (event.target.dataset) {
+            delete event.target.dataset.edited;
+        }
+    });
+    $('auto-refresh').addEventListener('change', () => {
+        showRefreshState();
+        if ($('auto-refresh').checked) refreshNow(false);
+    });
+    $('refresh-interval').addEventListener('change', schedule);
+    $('refresh-now').addEventListener('click', () => refreshNow(true));
+    $('bulk-resume').addEventListener('click', () => bulk('resume').catch((e) => message(e.message)));
+    $('bulk-cancel').addEventListener('click', () => bulk('cancel').catch((e) => message(e.message)));
+    $('resume').addEventListener('click', async () => {
+        try {
+            await api('/api/v1/executions/' + encodeURIComponent(state.current) + '/resume', { method: 'POST' });
+            message('Resumed');
+            await refreshNow(true);
+            settle();
+        }
+        catch (e) {
+            message(e.message);
+        }
+    });
+    $('cancel').addEventListener('click', async () => {
+        if (!confirmAction('Cancel execution ' + state.current + '? Its function sees SkailCancelledException '
+                + 'at its current step, may compensate, and ends CANCELLED.')) {
+            return;
+        }
+        try {
+            await api('/api/v1/executions/' + encodeURIComponent(state.current) + '/cancel', { method: 'POST' });
+            message('Cancel requested');
+            await refreshNow(true);
+            settle();
+        }
+        catch (e) {
+            message(e.message);
+        }
+    });
+    $('fire-form').addEventListener('submit', async (event) => {
+        event.preventDefault();
+        for (const field of $('fire-form').elements) {
+            delete field.dataset.edited;
+        }
+        const name = $('fire-name').value.trim();
+        const payload = $('fire-payload').value.trim();
+        try {
+            const execution = await api('/api/v1/executions/' + encodeURIComponent(state.current));
+            await api('/api/v1/fire/' + encodeURIComponent(execution.workload) + '/' + encodeURIComponent(execution.version)
+                + '/' + encodeURIComponent(state.current) + '/' + encodeURIComponent(name),
+                { method: 'POST', headers: { 'Content-Type': 'application/json', 'Accept': 'application/json' }, body: payload });
+            message('Event ' + name + ' fired');
+            await refreshNow(true);
+            settle();
+        }
+        catch (e) {
+            message(e.message);
+        }
+    });
+    document.addEventListener('visibilitychange', showRefreshState);
+    window.addEventListener('hashchange', route);
+    window.addEventListener('popstate', route);
+    route();
+});
