@@ -68,7 +68,7 @@ class RetentionTests {
         int deleted = retention(Duration.ofDays(30), 500).deleteEnded();
 
         assertThat(deleted).isEqualTo(1_203);
-        assertThat(this.store.list(null, null, null, 0, 10)).isEmpty();
+        assertThat(this.store.search(dev.skail.SkailQuery.all(), 0, 10)).isEmpty();
     }
 
     @Test
