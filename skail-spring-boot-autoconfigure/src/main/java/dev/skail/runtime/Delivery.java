@@ -147,7 +147,13 @@ final class Delivery {
         if (value == null) {
             throw new IllegalArgumentException("Invalid tag " + key + ": a tag value must not be null");
         }
-        String text = Tags.text(value);
+        String text;
+        try {
+            text = Tags.text(value);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException("Invalid tag " + key + ": " + ex.getMessage(), ex);
+        }
         Tags.require(key, text);
         if (this.runtime.isReplayOnly()) {
             return;
