@@ -153,6 +153,7 @@ class SearchHttpTests {
         JsonNode problem = json.readTree(stale.body());
         assertThat(problem.get("matched").asLong()).isEqualTo(5);
         assertThat(problem.get("expected").asLong()).isEqualTo(4);
+        assertThat(problem.get("title").asString()).isEqualTo("Count changed");
         assertThat(problem.get("detail").asString()).contains("5 execution(s) match");
         assertThat(first.statusCode()).isEqualTo(200);
         assertThat(first.body()).isEqualTo("{\"matched\":5,\"acted\":3,\"skipped\":2}");
