@@ -1,5 +1,6 @@
 package dev.skail;
 
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -96,4 +97,23 @@ public interface SkailClient {
      * @throws SkailNotFoundException if there is no execution with this id
      */
     SkailHistory history(String taskId);
+
+    /**
+     * The executions the query matches, newest first (by creation time, then id), one page of them: e.g. the FAILED
+     * executions of {@code processarPedido} created today, or every execution tagged {@code pedido=...}. Every
+     * execution of the store is searched, whatever its workload version.
+     * @param query the filters and the page
+     * @return the page
+     * @throws SkailUnavailableException if the store cannot be reached in time
+     */
+    SkailPage search(SkailQuery query);
+
+    /**
+     * How many executions the query matches, per status, leaving the query's own statuses aside (so that a screen
+     * filtered on FAILED can still show how many are RUNNING). Every status is in the map, with 0 when none matches.
+     * @param query the filters (its statuses, page and size are not used)
+     * @return the counts, in the order of {@link ExecutionStatus}
+     * @throws SkailUnavailableException if the store cannot be reached in time
+     */
+    Map<ExecutionStatus, Long> count(SkailQuery query);
 }

@@ -50,4 +50,18 @@ public interface SkailContext {
      * @throws IllegalStateException outside a command
      */
     String idempotencyKey();
+
+    /**
+     * Tags the execution with a business key, e.g. {@code SkailContext.current().tag("nota", notaFiscal.numero())},
+     * so that it can be found by it ({@link SkailQuery#withTag}, the HTTP API, the Monitor). A tag is not a step: it
+     * is written at once (under the execution's lease, like its steps), kept once however often it is given (a
+     * replay that tags again writes nothing), and never removed; adding or removing a {@code tag} call does not change
+     * the history. A key may have several values. Known before the execution starts? Use {@link SkailTag} on the
+     * function's parameter instead: the tag is then there from the trigger on.
+     * @param key 1 to 64 letters, digits, {@code . _ -}
+     * @param value a {@code String}, {@code UUID}, number, {@code boolean}, {@code char} or enum; its text (as with
+     * {@link SkailTag}) has 1 to 200 characters and is not blank
+     * @throws IllegalArgumentException if the key or the value is not one a tag can have
+     */
+    void tag(String key, Object value);
 }

@@ -2,6 +2,11 @@ package dev.skail;
 
 import java.lang.reflect.Type;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import dev.skail.runtime.RawJsonDeserializer;
@@ -33,19 +38,55 @@ import tools.jackson.databind.annotation.JsonDeserialize;
  * @param parentTaskId the execution that started this one as a child, if any
  * @param waitingFor the {@code workload:version} it waits for, when it is due (or waiting) but no runtime of that
  * version is running (S12): it runs once one starts
+ * @param tags its business keys ({@link SkailTag}, {@link SkailContext#tag}): each key with its values, keys and
+ * values in alphabetical order; empty when it has none
  */
 public record SkailExecution(String taskId, String workload, String version, String function, ExecutionStatus status,
         @JsonRawValue @JsonDeserialize(using = RawJsonDeserializer.class) String arguments,
         @JsonRawValue @JsonDeserialize(using = RawJsonDeserializer.class) @Nullable String result,
         @Nullable SkailError error, int attempt, Instant createdAt, Instant updatedAt, @Nullable Instant nextRunAt,
-        @Nullable String parentTaskId, @Nullable String waitingFor) {
+        @Nullable String parentTaskId, @Nullable String waitingFor, Map<String, List<String>> tags) {
+
+    public SkailExecution {
+        tags = sorted(tags);
+    }
+
+    /** An execution without tags. */
+    public SkailExecution(String taskId, String workload, String version, String function, ExecutionStatus status,
+            String arguments, @Nullable String result, @Nullable SkailError error, int attempt, Instant createdAt,
+            Instant updatedAt, @Nullable Instant nextRunAt, @Nullable String parentTaskId,
+            @Nullable String waitingFor) {
+        this(taskId, workload, version, function, status, arguments, result, error, attempt, createdAt, updatedAt,
+                nextRunAt, parentTaskId, waitingFor, Map.of());
+    }
 
     /** An execution that waits for nothing but its turn. */
     public SkailExecution(String taskId, String workload, String version, String function, ExecutionStatus status,
             String arguments, @Nullable String result, @Nullable SkailError error, int attempt, Instant createdAt,
             Instant updatedAt, @Nullable Instant nextRunAt, @Nullable String parentTaskId) {
         this(taskId, workload, version, function, status, arguments, result, error, attempt, createdAt, updatedAt,
-                nextRunAt, parentTaskId, null);
+                nextRunAt, parentTaskId, null, Map.of());
+    }
+
+    /**
+     * The values of one tag.
+     * @param key the tag's key, e.g. {@code pedido}
+     * @return its values, in alphabetical order; empty when the execution has no such tag
+     */
+    public List<String> tag(String key) {
+        return this.tags.getOrDefault(key, List.of());
+    }
+
+    private static Map<String, List<String>> sorted(@Nullable Map<String, List<String>> tags) {
+        if (tags == null || tags.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, List<String>> sorted = new TreeMap<>();
+        tags.forEach((key, values) -> {
+            List<String> copy = new ArrayList<>(new java.util.TreeSet<>(values));
+            sorted.put(key, List.copyOf(copy));
+        });
+        return Collections.unmodifiableMap(sorted);
     }
 
     /**

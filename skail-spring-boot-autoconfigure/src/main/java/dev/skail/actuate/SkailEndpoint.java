@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.skail.ExecutionStatus;
+import dev.skail.SkailQuery;
 import dev.skail.SkailExecution;
 import dev.skail.runtime.SkailRuntime;
 import dev.skail.runtime.SkailWorker;
@@ -45,7 +46,9 @@ public class SkailEndpoint {
             worker.put("busy", this.worker.busy());
             worker.put("concurrency", this.worker.concurrency());
         }
-        List<Failure> failures = this.runtime.list(ExecutionStatus.FAILED, null, null, 0, RECENT_FAILURES)
+        List<Failure> failures = this.runtime
+            .search(SkailQuery.all().withStatuses(ExecutionStatus.FAILED).withSize(RECENT_FAILURES))
+            .items()
             .stream()
             .map(Failure::of)
             .toList();

@@ -452,6 +452,20 @@ public class SkailProperties {
          */
         private Duration maxWait = Duration.ofSeconds(30);
 
+        /**
+         * Most executions one bulk request (POST /api/v1/executions/cancel or /resume) acts on; the rest are skipped
+         * and counted, for another request.
+         */
+        private int maxBulk = 1000;
+
+        public int getMaxBulk() {
+            return this.maxBulk;
+        }
+
+        public void setMaxBulk(int maxBulk) {
+            this.maxBulk = maxBulk;
+        }
+
         public Duration getMaxWait() {
             return this.maxWait;
         }

@@ -43,6 +43,7 @@ public final class SkailWebAutoConfiguration {
         SkailApiController controller = new SkailApiController(runtime,
                 properties.getHttp().getMaxBodySize().toBytes(), apiKey);
         controller.setMaxWait(properties.getHttp().getMaxWait());
+        controller.setMaxBulk(properties.getHttp().getMaxBulk());
         return controller;
     }
 

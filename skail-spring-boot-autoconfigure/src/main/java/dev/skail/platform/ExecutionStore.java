@@ -1,5 +1,6 @@
 package dev.skail.platform;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -7,6 +8,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 import dev.skail.ExecutionStatus;
+import dev.skail.SkailQuery;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,20 +34,42 @@ public interface ExecutionStore {
     }
 
     /**
-     * Inserts a new PENDING execution, due at once.
+     * Inserts a new PENDING execution, due at once, with its tags, in one transaction.
+     * @return empty when it was created; the existing execution when the id is taken (its tags are left as they are)
+     */
+    Optional<ExecutionRow> create(ExecutionRow execution, List<Tag> tags);
+
+    /**
+     * Inserts a new PENDING execution without tags, due at once.
      * @return empty when it was created; the existing execution when the id is taken
      */
-    Optional<ExecutionRow> create(ExecutionRow execution);
+    default Optional<ExecutionRow> create(ExecutionRow execution) {
+        return create(execution, List.of());
+    }
 
     Optional<ExecutionRow> find(String taskId);
 
     Optional<StoredHistory> history(String taskId);
 
     /**
-     * Executions, newest first, filtered by status, function and id (a part of it), from {@code offset}.
+     * The executions the query matches, newest first (by creation time, then id, both descending), from
+     * {@code offset}, at most {@code limit} of them; the query's page and size are not used.
      */
-    List<ExecutionRow> list(@Nullable ExecutionStatus status, @Nullable String function, @Nullable String idPart,
-            int offset, int limit);
+    List<ExecutionRow> search(SkailQuery query, long offset, int limit);
+
+    /**
+     * How many executions the query matches per status, ignoring the query's statuses; every status is in the map.
+     */
+    Map<ExecutionStatus, Long> countByStatus(SkailQuery query);
+
+    /** The tags of these executions, by id; an execution without tags is not in the map. */
+    Map<String, List<Tag>> tags(Collection<String> taskIds);
+
+    /**
+     * Tags the execution the lease holds, unless it has this tag already (then nothing is written), fenced by the
+     * lease.
+     */
+    void tag(Lease lease, Tag tag, long now, long leaseUntil);
 
     /**
      * Claims up to {@code limit} executions of this workload version that are due (or whose lease expired), except
@@ -99,8 +123,16 @@ public interface ExecutionStore {
      */
     void suspend(Lease lease, Suspend suspend, long now);
 
-    /** Creates a child execution, PENDING, and records the parent's PENDING step that started it. */
-    void startChild(Lease lease, StepRow step, ExecutionRow child, long now, long leaseUntil);
+    /**
+     * Creates a child execution, PENDING, with its tags, and records the parent's PENDING step that started it, in one
+     * transaction.
+     */
+    void startChild(Lease lease, StepRow step, ExecutionRow child, List<Tag> childTags, long now, long leaseUntil);
+
+    /** Creates a child execution without tags, PENDING, and records the parent's PENDING step that started it. */
+    default void startChild(Lease lease, StepRow step, ExecutionRow child, long now, long leaseUntil) {
+        startChild(lease, step, child, List.of(), now, leaseUntil);
+    }
 
     /**
      * Consumes the oldest event of this name kept for the execution, if any, and records the step made from it, in
@@ -212,7 +244,7 @@ public interface ExecutionStore {
 
     /**
      * Deletes up to {@code limit} executions that ended (COMPLETED, FAILED, CANCELLED) before {@code endedBefore},
-     * with their steps, attempts and events, in one transaction; never a child whose parent is still going (the
+     * with their steps, attempts, events and tags, in one transaction; never a child whose parent is still going (the
      * parent has yet to read its outcome). A store that keeps everything does nothing.
      * @return how many executions were deleted
      */

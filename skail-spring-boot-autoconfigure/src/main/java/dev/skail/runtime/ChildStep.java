@@ -1,11 +1,13 @@
 package dev.skail.runtime;
 
+import java.util.List;
 import java.util.Objects;
 
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailError;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.StepRow;
+import dev.skail.platform.Tag;
 
 /**
  * A {@code @SkailFunction} called from a function, as a step (S9): a child execution with its own history is
@@ -38,7 +40,10 @@ final class ChildStep {
                     null, null, this.delivery.key(position), parent.attempt(), now, now, childId);
             ExecutionRow child = new ExecutionRow(childId, parent.workload(), parent.version(), step.name(), arguments,
                     ExecutionStatus.PENDING, null, null, 1, 0, now, now, now, taskId);
-            this.delivery.writer.startChild(pending, child, now);
+            List<Tag> tags = this.delivery.runtime.catalog().function(step.name())
+                .map((definition) -> Tags.of(definition, args))
+                .orElse(List.of());
+            this.delivery.writer.startChild(pending, child, tags, now);
             throw waitFor(childId);
         }
         ExecutionRow child = this.delivery.writer.find(childId).orElse(null);

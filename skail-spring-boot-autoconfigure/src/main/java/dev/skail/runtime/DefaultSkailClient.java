@@ -2,16 +2,20 @@ package dev.skail.runtime;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
+import dev.skail.ExecutionStatus;
 import dev.skail.SkailClient;
 import dev.skail.SkailExecution;
 import dev.skail.SkailHandle;
 import dev.skail.SkailHistory;
 import dev.skail.SkailInvalidRequestException;
 import dev.skail.SkailNotFoundException;
+import dev.skail.SkailPage;
+import dev.skail.SkailQuery;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.jspecify.annotations.Nullable;
 
@@ -107,6 +111,16 @@ public class DefaultSkailClient implements SkailClient {
     @Override
     public SkailHistory history(String taskId) {
         return this.runtime.history(taskId);
+    }
+
+    @Override
+    public SkailPage search(SkailQuery query) {
+        return this.runtime.search(query);
+    }
+
+    @Override
+    public Map<ExecutionStatus, Long> count(SkailQuery query) {
+        return this.runtime.count(query);
     }
 
     private static @Nullable Object defaultValue(Class<?> type) {

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -19,6 +20,7 @@ import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
 import dev.skail.platform.StepRow;
 import dev.skail.platform.StoredHistory;
+import dev.skail.platform.Tag;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -72,6 +74,9 @@ final class Delivery {
     private volatile boolean cancelRequested;
 
     private volatile long cancelCheckedNanos;
+
+    /** The execution's tags, once {@link #tag} has read them. */
+    private volatile @Nullable Set<Tag> tags;
 
     Delivery(SkailRuntime runtime, Lease lease, StoredHistory stored) {
         this.runtime = runtime;
@@ -131,6 +136,45 @@ final class Delivery {
 
     UUID randomUUID() {
         return primitive("Skail.randomUUID", () -> new RecordedValues(this).randomUUID());
+    }
+
+    /**
+     * {@code SkailContext.tag}: written under the lease unless this execution has the tag already (read from the store
+     * once per delivery, then kept here), so a replay that tags again writes nothing. Not a step: no position is
+     * taken. A local replay writes nothing.
+     */
+    void tag(String key, Object value) {
+        if (value == null) {
+            throw new IllegalArgumentException("Invalid tag " + key + ": a tag value must not be null");
+        }
+        String text;
+        try {
+            text = Tags.text(value);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException("Invalid tag " + key + ": " + ex.getMessage(), ex);
+        }
+        Tags.require(key, text);
+        if (this.runtime.isReplayOnly()) {
+            return;
+        }
+        Tag tag = new Tag(key, text);
+        Set<Tag> known = this.tags;
+        if (known == null) {
+            synchronized (this) {
+                known = this.tags;
+                if (known == null) {
+                    known = java.util.concurrent.ConcurrentHashMap.newKeySet();
+                    known.addAll(this.writer.tags());
+                    this.tags = known;
+                }
+            }
+        }
+        if (known.contains(tag)) {
+            return;
+        }
+        this.writer.tag(tag, this.runtime.platformClock().millis());
+        known.add(tag);
     }
 
     <T> SkailTask<T> async(Supplier<T> supplier) {

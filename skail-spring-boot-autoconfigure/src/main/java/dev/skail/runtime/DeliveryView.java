@@ -59,4 +59,9 @@ final class DeliveryView implements SkailContext {
         }
         return scope.key();
     }
+
+    @Override
+    public void tag(String key, Object value) {
+        this.delivery.tag(key, value);
+    }
 }

@@ -15,6 +15,7 @@ import dev.skail.platform.AttemptRow;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.StepRow;
 import dev.skail.platform.StoredHistory;
+import dev.skail.platform.Tag;
 
 /**
  * The public views of what the store holds: executions, their steps and every attempt (S17), with the recorded
@@ -33,7 +34,7 @@ final class ExecutionViews {
     }
 
     /** The history as the API, the Monitor and the replayer show it. */
-    SkailHistory history(StoredHistory history) {
+    SkailHistory history(StoredHistory history, List<Tag> tags) {
         String taskId = history.execution().taskId();
         Map<Integer, List<AttemptRow>> attemptsByPosition = new TreeMap<>();
         for (AttemptRow attempt : history.attempts()) {
@@ -58,7 +59,7 @@ final class ExecutionViews {
                         Instant.ofEpochMilli(attempts.get(0).startedAt()), null, attemptViews(attempts), null));
             }
         });
-        return new SkailHistory(execution(history.execution()), List.copyOf(steps.values()),
+        return new SkailHistory(execution(history.execution(), tags), List.copyOf(steps.values()),
                 attemptViews(attemptsByPosition.getOrDefault(AttemptRow.FUNCTION_POSITION, List.of())));
     }
 
@@ -73,11 +74,16 @@ final class ExecutionViews {
     }
 
     /** The execution as the API and the client show it. */
-    SkailExecution execution(ExecutionRow row) {
+    SkailExecution execution(ExecutionRow row, List<Tag> tags) {
+        Map<String, List<String>> byKey = new TreeMap<>();
+        for (Tag tag : tags) {
+            byKey.computeIfAbsent(tag.key(), (key) -> new ArrayList<>()).add(tag.value());
+        }
         return new SkailExecution(row.taskId(), row.workload(), row.version(), row.function(), row.status(),
                 row.arguments(), row.result(),
                 this.json.readError(row.error()), row.attempt(), Instant.ofEpochMilli(row.createdAt()),
                 Instant.ofEpochMilli(row.updatedAt()),
-                (row.nextRunAt() != null) ? Instant.ofEpochMilli(row.nextRunAt()) : null, row.parentTaskId(), this.waitingFor.apply(row));
+                (row.nextRunAt() != null) ? Instant.ofEpochMilli(row.nextRunAt()) : null, row.parentTaskId(),
+                this.waitingFor.apply(row), byKey);
     }
 }

@@ -1,5 +1,6 @@
 package dev.skail.runtime;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -13,6 +14,7 @@ import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.StepRow;
 import dev.skail.platform.StoreStatementException;
 import dev.skail.platform.StoreUnavailableException;
+import dev.skail.platform.Tag;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -68,13 +70,31 @@ final class HistoryWriter {
         });
     }
 
-    /** Creates the child execution and records the parent's PENDING step that started it. */
-    void startChild(StepRow pending, ExecutionRow child, long now) {
+    /** Creates the child execution, with its tags, and records the parent's PENDING step that started it. */
+    void startChild(StepRow pending, ExecutionRow child, List<Tag> childTags, long now) {
         write(() -> {
-            this.store.startChild(this.lease, pending, child, now, this.leaseUntil.get());
+            this.store.startChild(this.lease, pending, child, childTags, now, this.leaseUntil.get());
             return null;
         });
         this.history.put(pending);
+    }
+
+    /** Tags the execution, unless the store has that tag already. */
+    void tag(Tag tag, long now) {
+        write(() -> {
+            this.store.tag(this.lease, tag, now, this.leaseUntil.get());
+            return null;
+        });
+    }
+
+    /** The execution's tags as stored; a transport failure abandons the delivery. */
+    List<Tag> tags() {
+        try {
+            return this.store.tags(List.of(this.lease.taskId())).getOrDefault(this.lease.taskId(), List.of());
+        }
+        catch (LeaseLostException | StoreUnavailableException ex) {
+            throw this.stop.abandon(ex);
+        }
     }
 
     /** Consumes the oldest kept event of this name, recording the step made of it. */

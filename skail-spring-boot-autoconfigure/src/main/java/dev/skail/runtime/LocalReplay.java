@@ -16,6 +16,7 @@ import java.util.function.Function;
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailExecution;
 import dev.skail.SkailHistory;
+import dev.skail.SkailQuery;
 import dev.skail.SkailStep;
 import dev.skail.platform.AttemptRow;
 import dev.skail.platform.EventRow;
@@ -25,6 +26,7 @@ import dev.skail.platform.Lease;
 import dev.skail.platform.StepRow;
 import dev.skail.platform.StoredHistory;
 import dev.skail.platform.Suspend;
+import dev.skail.platform.Tag;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
@@ -222,7 +224,7 @@ public final class LocalReplay {
         }
 
         @Override
-        public Optional<ExecutionRow> create(ExecutionRow execution) {
+        public Optional<ExecutionRow> create(ExecutionRow execution, List<Tag> tags) {
             return Optional.empty();
         }
 
@@ -237,9 +239,22 @@ public final class LocalReplay {
         }
 
         @Override
-        public List<ExecutionRow> list(@Nullable ExecutionStatus status, @Nullable String function,
-                @Nullable String idPart, int offset, int limit) {
+        public List<ExecutionRow> search(SkailQuery query, long offset, int limit) {
             return List.of();
+        }
+
+        @Override
+        public Map<ExecutionStatus, Long> countByStatus(SkailQuery query) {
+            return Map.of();
+        }
+
+        @Override
+        public Map<String, List<Tag>> tags(java.util.Collection<String> taskIds) {
+            return Map.of();
+        }
+
+        @Override
+        public void tag(Lease lease, Tag tag, long now, long leaseUntil) {
         }
 
         @Override
@@ -266,7 +281,8 @@ public final class LocalReplay {
         }
 
         @Override
-        public void startChild(Lease lease, StepRow step, ExecutionRow child, long now, long leaseUntil) {
+        public void startChild(Lease lease, StepRow step, ExecutionRow child, List<Tag> childTags, long now,
+                long leaseUntil) {
         }
 
         @Override

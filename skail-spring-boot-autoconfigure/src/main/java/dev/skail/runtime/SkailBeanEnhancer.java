@@ -10,6 +10,7 @@ import java.util.Map;
 
 import dev.skail.SkailCommand;
 import dev.skail.SkailFunction;
+import dev.skail.SkailTag;
 import dev.skail.SkailJsonCustomizer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -238,8 +239,41 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
             problems.add(new SkailDeclarationException.Problem(where, "retryCount is negative",
                     "use 0 (no redelivery) or more"));
         }
+        tagProblems(step, problems);
         if (!this.jsonCheckDeferred) {
             jsonProblems(step, this.json, problems);
+        }
+    }
+
+    /** {@link SkailTag} on a function's parameter of a simple type, with a valid key; never on a command's. */
+    private static void tagProblems(StepMethod step, List<SkailDeclarationException.Problem> problems) {
+        java.lang.reflect.Parameter[] parameters = step.method().getParameters();
+        for (int i = 0; i < parameters.length; i++) {
+            SkailTag tag = parameters[i].getAnnotation(SkailTag.class);
+            if (tag == null) {
+                continue;
+            }
+            String where = step.describe();
+            if (!step.function()) {
+                problems.add(new SkailDeclarationException.Problem(where, "parameter " + i + " of a @SkailCommand has "
+                        + "@SkailTag, but only a function's parameters tag its executions",
+                        "move @SkailTag to the parameter of the @SkailFunction, or call "
+                                + "SkailContext.current().tag(key, value) in the command"));
+                continue;
+            }
+            String badKey = Tags.whyNotKey(tag.value());
+            if (badKey != null) {
+                problems.add(new SkailDeclarationException.Problem(where, "parameter " + i + " has @SkailTag(\""
+                        + tag.value() + "\"): " + badKey, "name the tag like \"pedido\" or \"cliente.id\""));
+            }
+            if (!Tags.isSimple(parameters[i].getType())) {
+                problems.add(new SkailDeclarationException.Problem(where, "parameter " + i + " of type "
+                        + parameters[i].getParameterizedType().getTypeName() + " has @SkailTag, but a tag is the text "
+                        + "of a simple value",
+                        "put @SkailTag on a String, UUID, number, boolean, char or enum parameter, or call "
+                                + "SkailContext.current().tag(\"" + tag.value() + "\", value) in the function with "
+                                + "the text to find it by (e.g. the id of the record)"));
+            }
         }
     }
 

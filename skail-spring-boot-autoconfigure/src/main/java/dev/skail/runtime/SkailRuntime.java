@@ -20,6 +20,8 @@ import dev.skail.SkailExecution;
 import dev.skail.SkailHistory;
 import dev.skail.SkailInvalidRequestException;
 import dev.skail.SkailNotFoundException;
+import dev.skail.SkailPage;
+import dev.skail.SkailQuery;
 import dev.skail.SkailUnavailableException;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.ExecutionStore;
@@ -27,6 +29,7 @@ import dev.skail.platform.Lease;
 import dev.skail.platform.StoreDeadline;
 import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
+import dev.skail.platform.Tag;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -226,15 +229,15 @@ public class SkailRuntime {
                     + "'.', '_', '-', ':', '@', starting with a letter or digit");
         }
         ArrayNode positional = this.arguments.positional(definition, arguments);
-        this.arguments.decode(definition, positional);
+        List<Tag> tags = Tags.of(definition, this.arguments.decode(definition, positional));
         long now = this.clock.millis();
         ExecutionRow row = new ExecutionRow(taskId, workload, version, function, this.json.write(positional),
                 ExecutionStatus.PENDING, null, null, 1, 0, now, now, now, null);
-        Optional<ExecutionRow> existing = this.store.create(row);
+        Optional<ExecutionRow> existing = this.store.create(row, tags);
         if (existing.isEmpty()) {
             this.instrumentation.executionStarted(function);
             this.wakeUp.run();
-            return new Triggered(view(row), true);
+            return new Triggered(this.views.execution(row, tags), true);
         }
         ExecutionRow found = existing.get();
         if (!found.function().equals(function) || !found.workload().equals(workload)
@@ -318,11 +321,28 @@ public class SkailRuntime {
         return this.exceptions.decode(error, classLoader);
     }
 
-    /** Executions, newest first, filtered by status, function and a part of the id. */
-    public List<SkailExecution> list(@Nullable ExecutionStatus status, @Nullable String function,
-            @Nullable String idPart, int offset, int limit) {
-        return request(() -> this.store.list(status, function, idPart, offset, limit).stream().map(this::view)
-            .toList());
+    /**
+     * The executions the query matches, newest first, one page of them, each with its tags.
+     * @throws SkailUnavailableException if the store cannot be reached within the request timeout
+     */
+    public SkailPage search(SkailQuery query) {
+        return request(() -> {
+            List<ExecutionRow> rows = this.store.search(query, (long) query.page() * query.size(), query.size() + 1);
+            boolean hasMore = rows.size() > query.size();
+            List<ExecutionRow> page = rows.subList(0, Math.min(rows.size(), query.size()));
+            Map<String, List<Tag>> tags = this.store.tags(page.stream().map(ExecutionRow::taskId).toList());
+            return new SkailPage(page.stream()
+                .map((row) -> this.views.execution(row, tags.getOrDefault(row.taskId(), List.of())))
+                .toList(), query.page(), query.size(), hasMore);
+        });
+    }
+
+    /**
+     * How many executions the query matches per status, its own statuses left aside; every status is there.
+     * @throws SkailUnavailableException if the store cannot be reached within the request timeout
+     */
+    public Map<ExecutionStatus, Long> count(SkailQuery query) {
+        return request(() -> this.store.countByStatus(query));
     }
 
     public Optional<SkailExecution> find(String taskId) {
@@ -330,13 +350,17 @@ public class SkailRuntime {
     }
 
     public SkailHistory history(String taskId) {
-        StoredHistory history = request(() -> this.store.history(taskId))
-            .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
-        return this.views.history(history);
+        return request(() -> {
+            StoredHistory history = this.store.history(taskId)
+                .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
+            return this.views.history(history, this.store.tags(List.of(taskId)).getOrDefault(taskId, List.of()));
+        });
     }
 
+    /** The execution as the API and the client show it, with its tags (read from the store). */
     public SkailExecution view(ExecutionRow row) {
-        return this.views.execution(row);
+        return this.views.execution(row,
+                this.store.tags(List.of(row.taskId())).getOrDefault(row.taskId(), List.of()));
     }
 
     /**
@@ -449,6 +473,119 @@ public class SkailRuntime {
         }
         this.wakeUp.run();
         return find(taskId).orElseThrow();
+    }
+
+    /**
+     * Cancels, or resumes, the executions a query matches that the action applies to (cancel: those that have not
+     * ended; resume: the FAILED ones), newest first, at most {@code max} of them, once the operator's count is still
+     * right.
+     * @param action what to do
+     * @param query the filters (its page and size are not used)
+     * @param expected how many executions the operator confirmed acting on
+     * @param max the most executions one request acts on
+     * @return how many matched, were acted on, and were skipped (past {@code max}, or changed meanwhile)
+     * @throws CountChanged if as many executions no longer match as the operator confirmed
+     * @throws SkailUnavailableException if the store cannot be reached within the request timeout (those acted on
+     * before stay so)
+     */
+    public BulkOutcome bulk(BulkAction action, SkailQuery query, long expected, int max) {
+        Set<ExecutionStatus> applicable = java.util.EnumSet.noneOf(ExecutionStatus.class);
+        for (ExecutionStatus status : action.statuses()) {
+            if (query.statuses().isEmpty() || query.statuses().contains(status)) {
+                applicable.add(status);
+            }
+        }
+        if (applicable.isEmpty()) {
+            if (expected != 0) {
+                throw new CountChanged(action, 0, expected);
+            }
+            return new BulkOutcome(0, 0, 0);
+        }
+        SkailQuery eligible = query.withStatuses(applicable);
+        Map<ExecutionStatus, Long> counts = count(eligible);
+        long matched = applicable.stream().mapToLong((status) -> counts.getOrDefault(status, 0L)).sum();
+        if (matched != expected) {
+            throw new CountChanged(action, matched, expected);
+        }
+        List<String> ids = request(() -> this.store.search(eligible, 0, Math.max(1, max)).stream()
+            .map(ExecutionRow::taskId).toList());
+        int acted = 0;
+        for (String taskId : ids) {
+            try {
+                if (action == BulkAction.CANCEL) {
+                    cancel(taskId);
+                }
+                else {
+                    resume(taskId);
+                }
+                acted++;
+            }
+            catch (SkailConflictException | SkailNotFoundException ex) {
+                // it ended, was resumed or deleted since it was counted: skipped
+                logger.debug("skail bulk " + action + " skipped '" + taskId + "': " + ex.getMessage());
+            }
+        }
+        logger.info("skail bulk " + action.name().toLowerCase(java.util.Locale.ROOT) + " of " + query + ": " + matched
+                + " matched, " + acted + " acted on");
+        return new BulkOutcome(matched, acted, Math.max(0, matched - acted));
+    }
+
+    /** What a bulk request does to the executions it matches. */
+    public enum BulkAction {
+
+        /** {@link #cancel} the executions that have not ended. */
+        CANCEL(ExecutionStatus.PENDING, ExecutionStatus.RUNNING, ExecutionStatus.WAITING),
+
+        /** {@link #resume} the FAILED executions. */
+        RESUME(ExecutionStatus.FAILED);
+
+        private final Set<ExecutionStatus> statuses;
+
+        BulkAction(ExecutionStatus... statuses) {
+            this.statuses = Set.of(statuses);
+        }
+
+        /** The statuses of the executions the action applies to. */
+        public Set<ExecutionStatus> statuses() {
+            return this.statuses;
+        }
+    }
+
+    /**
+     * What a bulk request did.
+     *
+     * @param matched how many executions matched the filters, of those the action applies to
+     * @param acted how many were cancelled or resumed
+     * @param skipped how many were not: past the request's maximum, or changed since they were counted
+     */
+    public record BulkOutcome(long matched, int acted, long skipped) {
+    }
+
+    /** The count the operator confirmed is no longer the count of executions a bulk request matches. */
+    public static final class CountChanged extends SkailConflictException {
+
+        private static final long serialVersionUID = 1L;
+
+        private final long matched;
+
+        private final long expected;
+
+        CountChanged(BulkAction action, long matched, long expected) {
+            super(matched + " execution(s) match the filters now, not the " + expected + " confirmed; confirm the "
+                    + action.name().toLowerCase(java.util.Locale.ROOT) + " of " + matched + " again");
+            this.matched = matched;
+            this.expected = expected;
+        }
+
+        /** How many executions the request matches now. */
+        public long matched() {
+            return this.matched;
+        }
+
+        /** How many the request confirmed. */
+        public long expected() {
+            return this.expected;
+        }
     }
 
     /** Passes a cancel request on to a child; one that has ended meanwhile, or cannot be reached, is left. */

@@ -6,7 +6,9 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +20,8 @@ import dev.skail.SkailExecution;
 import dev.skail.SkailHistory;
 import dev.skail.SkailInvalidRequestException;
 import dev.skail.SkailNotFoundException;
+import dev.skail.SkailPage;
+import dev.skail.SkailQuery;
 import dev.skail.SkailUnavailableException;
 import dev.skail.runtime.SkailJson;
 import dev.skail.runtime.SkailRuntime;
@@ -61,6 +65,8 @@ public class SkailApiController {
 
     private volatile Duration maxWait = Duration.ofSeconds(30);
 
+    private volatile int maxBulk = 1000;
+
     public SkailApiController(SkailRuntime runtime, long maxBodySize, SkailApiKey apiKey) {
         this.runtime = runtime;
         this.json = runtime.json();
@@ -97,29 +103,71 @@ public class SkailApiController {
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'")));
     }
 
+    /**
+     * A page of the executions the filters match, newest first (see {@link ExecutionFilters} for the parameters).
+     */
     @GetMapping(path = "/api/v1/executions", produces = MediaType.APPLICATION_JSON_VALUE)
-    ResponseEntity<String> executions(@RequestParam(required = false) @Nullable String status,
-            @RequestParam(required = false) @Nullable String function,
-            @RequestParam(required = false) @Nullable String id, @RequestParam(defaultValue = "0") int page,
-            @RequestParam(defaultValue = "20") int size, HttpServletRequest request) {
+    ResponseEntity<String> executions(HttpServletRequest request) {
         this.apiKey.check(request);
-        ExecutionStatus wanted = null;
-        if (status != null && !status.isBlank()) {
-            try {
-                wanted = ExecutionStatus.valueOf(status.trim().toUpperCase(java.util.Locale.ROOT));
-            }
-            catch (IllegalArgumentException ex) {
-                throw new SkailInvalidRequestException("Unknown status '" + status + "': use one of "
-                        + java.util.Arrays.toString(ExecutionStatus.values()));
-            }
-        }
-        if (page < 0 || page > 1_000_000 || size < 1 || size > 200) {
-            throw new SkailInvalidRequestException("page must be from 0 to 1000000 and size from 1 to 200");
-        }
-        List<SkailExecution> items = this.runtime.list(wanted, function, id, page * size, size + 1);
+        SkailPage page = this.runtime.search(ExecutionFilters.query(request, true));
         return json(ResponseEntity.ok(), new ExecutionPage(this.runtime.settings().workload(),
-                this.runtime.settings().version(), items.subList(0, Math.min(size, items.size())), page, size,
-                items.size() > size));
+                this.runtime.settings().version(), page.items(), page.page(), page.size(), page.hasMore()));
+    }
+
+    /**
+     * How many executions the filters match, per status (the {@code status} filter left aside, so that every count
+     * is there), and in all: {@code {"PENDING":0,"RUNNING":0,"WAITING":0,"COMPLETED":0,"FAILED":0,"CANCELLED":0,
+     * "total":0}}.
+     */
+    @GetMapping(path = "/api/v1/executions/counts", produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<String> counts(HttpServletRequest request) {
+        this.apiKey.check(request);
+        Map<ExecutionStatus, Long> counts = this.runtime.count(ExecutionFilters.query(request, false));
+        Map<String, Long> body = new LinkedHashMap<>();
+        long total = 0;
+        for (ExecutionStatus status : ExecutionStatus.values()) {
+            long count = counts.getOrDefault(status, 0L);
+            body.put(status.name(), count);
+            total += count;
+        }
+        body.put("total", total);
+        return json(ResponseEntity.ok(), body);
+    }
+
+    /**
+     * Cancels the executions the filters match that have not ended (PENDING, RUNNING, WAITING), at most
+     * {@code skail.http.max-bulk} of them, newest first, when {@code expected} is still how many match.
+     */
+    @PostMapping(path = "/api/v1/executions/cancel", produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<String> cancelAll(HttpServletRequest request) {
+        return bulk(SkailRuntime.BulkAction.CANCEL, request);
+    }
+
+    /**
+     * Resumes the FAILED executions the filters match, at most {@code skail.http.max-bulk} of them, newest first,
+     * when {@code expected} is still how many match.
+     */
+    @PostMapping(path = "/api/v1/executions/resume", produces = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<String> resumeAll(HttpServletRequest request) {
+        return bulk(SkailRuntime.BulkAction.RESUME, request);
+    }
+
+    private ResponseEntity<String> bulk(SkailRuntime.BulkAction action, HttpServletRequest request) {
+        this.apiKey.check(request);
+        requireNoCrossSiteForm(request);
+        SkailQuery query = ExecutionFilters.query(request, false);
+        long expected = ExecutionFilters.expected(request);
+        SkailRuntime.BulkOutcome outcome = this.runtime.bulk(action, query, expected, this.maxBulk);
+        Map<String, Long> body = new LinkedHashMap<>();
+        body.put("matched", outcome.matched());
+        body.put("acted", (long) outcome.acted());
+        body.put("skipped", outcome.skipped());
+        return json(ResponseEntity.ok(), body);
+    }
+
+    /** The most executions one bulk cancel or resume acts on ({@code skail.http.max-bulk}). */
+    public void setMaxBulk(int maxBulk) {
+        this.maxBulk = Math.max(1, maxBulk);
     }
 
     @GetMapping(path = "/api/v1/executions/{taskId}", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -270,6 +318,16 @@ public class SkailApiController {
     @ExceptionHandler(SkailConflictException.class)
     ResponseEntity<ProblemDetail> conflict(SkailException ex) {
         return problem(HttpStatus.CONFLICT, "Conflict", ex.getMessage());
+    }
+
+    /** A bulk request whose confirmed count is stale: the current count, to confirm again. */
+    @ExceptionHandler(SkailRuntime.CountChanged.class)
+    ResponseEntity<ProblemDetail> countChanged(SkailRuntime.CountChanged ex) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
+        problem.setTitle("Count changed");
+        problem.setProperty("matched", ex.matched());
+        problem.setProperty("expected", ex.expected());
+        return ResponseEntity.status(HttpStatus.CONFLICT).contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
     }
 
     @ExceptionHandler(SkailInvalidRequestException.class)

@@ -2,6 +2,7 @@ package dev.skail.runtime;
 
 import java.util.List;
 
+import dev.skail.ExecutionStatus;
 import dev.skail.SkailCommand;
 import dev.skail.SkailFunction;
 import dev.skail.autoconfigure.SkailAutoConfiguration;
@@ -93,6 +94,57 @@ class DeclarationValidationTests {
 
         @SkailFunction
         public void takesRunnable(Runnable runnable) {
+        }
+    }
+
+    @Test
+    void skailTagIsRefusedOnAParameterThatIsNotASimpleValueOnACommandAndWithABadKey() {
+        this.runner.withUserConfiguration(BadTags.class).run((context) -> {
+            SkailDeclarationException failure = rootCause(context.getStartupFailure());
+            assertThat(failure.problems()).hasSize(3);
+            assertThat(failure.problems()).anySatisfy((p) -> {
+                assertThat(p.where()).endsWith("BadTags.porPedidoInteiro");
+                assertThat(p.problem()).isEqualTo("parameter 0 of type java.util.Map<java.lang.String, "
+                        + "java.math.BigDecimal> has @SkailTag, but a tag is the text of a simple value");
+                assertThat(p.fix()).contains("String, UUID, number, boolean, char or enum")
+                    .contains("SkailContext.current().tag(\"pedido\", value)");
+            }).anySatisfy((p) -> {
+                assertThat(p.where()).endsWith("BadTags.cobrar");
+                assertThat(p.problem()).contains("parameter 0 of a @SkailCommand has @SkailTag");
+            }).anySatisfy((p) -> {
+                assertThat(p.where()).endsWith("BadTags.comChaveRuim");
+                assertThat(p.problem()).contains("@SkailTag(\"id do pedido\")").contains("letters, digits");
+            });
+        });
+    }
+
+    @Test
+    void skailTagOnSimpleParametersStarts() {
+        this.runner.withUserConfiguration(GoodTags.class).run((context) -> assertThat(context).hasNotFailed());
+    }
+
+    public static class BadTags {
+
+        @SkailFunction
+        public void porPedidoInteiro(@dev.skail.SkailTag("pedido") java.util.Map<String, java.math.BigDecimal> itens) {
+        }
+
+        @SkailCommand
+        public void cobrar(@dev.skail.SkailTag("pedido") String pedidoId) {
+        }
+
+        @SkailFunction
+        public void comChaveRuim(@dev.skail.SkailTag("id do pedido") String pedidoId) {
+        }
+    }
+
+    public static class GoodTags {
+
+        @SkailFunction
+        public void processar(@dev.skail.SkailTag("pedido") java.util.UUID pedidoId,
+                @dev.skail.SkailTag("cliente") String cliente, @dev.skail.SkailTag("loja") int loja,
+                @dev.skail.SkailTag("valor") java.math.BigDecimal valor,
+                @dev.skail.SkailTag("status") ExecutionStatus status, @dev.skail.SkailTag("urgente") boolean urgente) {
         }
     }
 

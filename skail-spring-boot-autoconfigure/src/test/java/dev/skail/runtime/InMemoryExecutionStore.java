@@ -15,6 +15,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.skail.ExecutionStatus;
+import dev.skail.SkailQuery;
 import dev.skail.platform.AttemptRow;
 import dev.skail.platform.EventRow;
 import dev.skail.platform.ExecutionRow;
@@ -25,6 +26,7 @@ import dev.skail.platform.StepRow;
 import dev.skail.platform.StoreStatementException;
 import dev.skail.platform.StoredHistory;
 import dev.skail.platform.Suspend;
+import dev.skail.platform.Tag;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,17 +48,20 @@ final class InMemoryExecutionStore implements ExecutionStore {
 
     private long lastEventId;
 
+    private Map<String, Set<Tag>> tags = new HashMap<>();
+
     @Override
     public synchronized void initialize() {
     }
 
     @Override
-    public synchronized Optional<ExecutionRow> create(ExecutionRow execution) {
+    public synchronized Optional<ExecutionRow> create(ExecutionRow execution, List<Tag> tags) {
         Held existing = this.executions.get(execution.taskId());
         if (existing != null) {
             return Optional.of(existing.row());
         }
         this.executions.put(execution.taskId(), new Held(execution, null, null, null));
+        this.tags.computeIfAbsent(execution.taskId(), (id) -> new java.util.LinkedHashSet<>()).addAll(tags);
         return Optional.empty();
     }
 
@@ -75,17 +80,62 @@ final class InMemoryExecutionStore implements ExecutionStore {
     }
 
     @Override
-    public synchronized List<ExecutionRow> list(@Nullable ExecutionStatus status, @Nullable String function,
-            @Nullable String idPart, int offset, int limit) {
+    public synchronized List<ExecutionRow> search(SkailQuery query, long offset, int limit) {
         return this.executions.values().stream()
             .map(Held::row)
-            .filter((row) -> status == null || row.status() == status)
-            .filter((row) -> function == null || function.isBlank() || row.function().equals(function))
-            .filter((row) -> idPart == null || idPart.isBlank() || row.taskId().contains(idPart))
-            .sorted(Comparator.comparingLong(ExecutionRow::createdAt).reversed().thenComparing(ExecutionRow::taskId))
+            .filter((row) -> query.statuses().isEmpty() || query.statuses().contains(row.status()))
+            .filter((row) -> matches(query, row))
+            .sorted(Comparator.comparingLong(ExecutionRow::createdAt).thenComparing(ExecutionRow::taskId).reversed())
             .skip(Math.max(0, offset))
             .limit(Math.max(1, limit))
             .toList();
+    }
+
+    @Override
+    public synchronized Map<ExecutionStatus, Long> countByStatus(SkailQuery query) {
+        Map<ExecutionStatus, Long> counts = new java.util.EnumMap<>(ExecutionStatus.class);
+        for (ExecutionStatus status : ExecutionStatus.values()) {
+            counts.put(status, 0L);
+        }
+        this.executions.values().stream().map(Held::row).filter((row) -> matches(query, row))
+            .forEach((row) -> counts.merge(row.status(), 1L, Long::sum));
+        return counts;
+    }
+
+    /** The query's filters but its statuses; times as the JDBC store compares them, in milliseconds. */
+    private boolean matches(SkailQuery query, ExecutionRow row) {
+        return (query.function() == null || row.function().equals(query.function()))
+                && within(row.createdAt(), query.createdFrom(), query.createdTo())
+                && within(row.updatedAt(), query.updatedFrom(), query.updatedTo())
+                && (query.idContaining() == null || row.taskId().contains(query.idContaining()))
+                && query.tags().stream().allMatch((tag) -> this.tags.getOrDefault(row.taskId(), Set.of())
+                    .contains(new Tag(tag.key(), tag.value())));
+    }
+
+    private static boolean within(long millis, java.time.@Nullable Instant from, java.time.@Nullable Instant to) {
+        java.time.Instant at = java.time.Instant.ofEpochMilli(millis);
+        return (from == null || !at.isBefore(from)) && (to == null || at.isBefore(to));
+    }
+
+    @Override
+    public synchronized Map<String, List<Tag>> tags(java.util.Collection<String> taskIds) {
+        Map<String, List<Tag>> tags = new LinkedHashMap<>();
+        for (String taskId : taskIds) {
+            Set<Tag> of = this.tags.get(taskId);
+            if (of != null && !of.isEmpty()) {
+                tags.put(taskId, List.copyOf(of));
+            }
+        }
+        return tags;
+    }
+
+    @Override
+    public synchronized void tag(Lease lease, Tag tag, long now, long leaseUntil) {
+        transaction(() -> {
+            requireLease(lease, now, leaseUntil);
+            this.tags.computeIfAbsent(lease.taskId(), (id) -> new java.util.LinkedHashSet<>()).add(tag);
+            return null;
+        });
     }
 
     @Override
@@ -203,13 +253,15 @@ final class InMemoryExecutionStore implements ExecutionStore {
     }
 
     @Override
-    public synchronized void startChild(Lease lease, StepRow step, ExecutionRow child, long now, long leaseUntil) {
+    public synchronized void startChild(Lease lease, StepRow step, ExecutionRow child, List<Tag> childTags, long now,
+            long leaseUntil) {
         transaction(() -> {
             requireLease(lease, now, leaseUntil);
             if (this.executions.containsKey(child.taskId())) {
                 throw new StoreStatementException("duplicate execution " + child.taskId(), null);
             }
             this.executions.put(child.taskId(), new Held(child, null, null, null));
+            this.tags.computeIfAbsent(child.taskId(), (id) -> new java.util.LinkedHashSet<>()).addAll(childTags);
             writeStep(step);
             return null;
         });
@@ -528,10 +580,13 @@ final class InMemoryExecutionStore implements ExecutionStore {
         List<AttemptRow> attempts = new ArrayList<>(this.attempts);
         List<KeptEvent> events = new ArrayList<>(this.events);
         long lastEventId = this.lastEventId;
+        Map<String, Set<Tag>> tags = new HashMap<>();
+        this.tags.forEach((taskId, of) -> tags.put(taskId, new java.util.LinkedHashSet<>(of)));
         try {
             return work.get();
         }
         catch (RuntimeException ex) {
+            this.tags = tags;
             this.executions = executions;
             this.steps = steps;
             this.attempts = attempts;

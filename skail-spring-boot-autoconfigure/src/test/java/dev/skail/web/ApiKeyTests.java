@@ -31,13 +31,20 @@ class ApiKeyTests {
         assertThat(send("/trigger/vendas/v1.0.0/processarPedido/key-1", "wrong").statusCode()).isEqualTo(401);
         assertThat(send("/api/v1/executions/key-1", null).statusCode()).isEqualTo(401);
 
+        assertThat(send("/api/v1/executions/counts", null).statusCode()).isEqualTo(401);
+        assertThat(send("/api/v1/executions/cancel?expected=0", null).statusCode()).isEqualTo(401);
+        assertThat(send("/api/v1/executions/resume?expected=0", "wrong").statusCode()).isEqualTo(401);
+
         assertThat(send("/trigger/vendas/v1.0.0/processarPedido/key-1", "s3cret").statusCode()).isEqualTo(202);
         assertThat(send("/api/v1/executions/key-1", "s3cret").statusCode()).isEqualTo(200);
+        assertThat(send("/api/v1/executions/counts", "s3cret").statusCode()).isEqualTo(200);
+        assertThat(send("/api/v1/executions/resume?expected=0", "s3cret").statusCode()).isEqualTo(200);
     }
 
     @Test
     void monitorAndItsDataDemandTheKeyAndAcceptItAsBasicAuthentication() throws Exception {
-        for (String path : new String[] { "/skail", "/skail/monitor.js", "/api/v1/executions" }) {
+        for (String path : new String[] { "/skail", "/skail/monitor.js", "/api/v1/executions",
+                "/api/v1/executions/counts" }) {
             HttpResponse<String> refused = send(path, null);
             assertThat(refused.statusCode()).as(path).isEqualTo(401);
             assertThat(refused.headers().firstValue("WWW-Authenticate")).as(path).hasValueSatisfying(
@@ -64,6 +71,9 @@ class ApiKeyTests {
         }
         if (path.startsWith("/trigger")) {
             request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("\"key-1\""));
+        }
+        else if (path.contains("/cancel?") || path.contains("/resume?")) {
+            request.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.noBody());
         }
         return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }

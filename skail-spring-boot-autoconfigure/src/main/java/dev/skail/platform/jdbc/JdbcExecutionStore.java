@@ -21,6 +21,7 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 
 import dev.skail.ExecutionStatus;
+import dev.skail.SkailQuery;
 import dev.skail.platform.AttemptRow;
 import dev.skail.platform.EventRow;
 import dev.skail.platform.ExecutionRow;
@@ -32,6 +33,7 @@ import dev.skail.platform.StoreStatementException;
 import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
 import dev.skail.platform.Suspend;
+import dev.skail.platform.Tag;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -345,10 +347,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
-    public Optional<ExecutionRow> create(ExecutionRow execution) {
+    public Optional<ExecutionRow> create(ExecutionRow execution, List<Tag> tags) {
         return this.retry.run("create execution " + execution.taskId(), () -> inTransaction(connection -> {
             try {
                 insertExecution(connection, execution);
+                insertTags(connection, execution.taskId(), tags);
                 this.customization.announceDue(connection, execution.workload(), execution.version(),
                         execution.taskId());
                 return Optional.<ExecutionRow>empty();
@@ -362,6 +365,14 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 throw ex;
             }
         }));
+    }
+
+    /** Inserts the tags the execution does not have yet. */
+    private void insertTags(Connection connection, String taskId, List<Tag> tags) throws SQLException {
+        for (Tag tag : tags) {
+            insertIfAbsent(connection, "INSERT INTO skail_tag (task_id, tag_key, tag_value) VALUES (?, ?, ?)",
+                    "task_id, tag_key, tag_value", taskId, tag.key(), tag.value());
+        }
     }
 
     private static void insertExecution(Connection connection, ExecutionRow execution) throws SQLException {
@@ -396,39 +407,190 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
-    public List<ExecutionRow> list(@Nullable ExecutionStatus status, @Nullable String function,
-            @Nullable String idPart, int offset, int limit) {
-        return this.retry.run("list executions", () -> {
-            StringBuilder sql = new StringBuilder("SELECT " + EXECUTION_COLUMNS + " FROM skail_execution WHERE 1 = 1");
-            List<Object> values = new ArrayList<>();
-            if (status != null) {
-                sql.append(" AND status = ?");
-                values.add(status.name());
-            }
-            if (function != null && !function.isBlank()) {
-                sql.append(" AND function_name = ?");
-                values.add(function);
-            }
-            if (idPart != null && !idPart.isBlank()) {
-                sql.append(" AND task_id LIKE ? ESCAPE '!'");
-                values.add("%" + idPart.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%");
-            }
-            sql.append(" ORDER BY created_at DESC, task_id OFFSET ").append(Math.max(0, offset))
-                .append(" ROWS FETCH FIRST ").append(Math.max(1, limit)).append(" ROWS ONLY");
+    public List<ExecutionRow> search(SkailQuery query, long offset, int limit) {
+        Sql sql = searchSql(query, offset, limit);
+        return this.retry.run("search executions", () -> {
             try (Connection connection = this.dataSource.getConnection();
-                    PreparedStatement ps = connection.prepareStatement(sql.toString())) {
-                for (int i = 0; i < values.size(); i++) {
-                    ps.setObject(i + 1, values.get(i));
-                }
-                List<ExecutionRow> rows = new ArrayList<>();
+                    PreparedStatement ps = sql.prepare(connection)) {
+                // a map: H2 2.4 may return a row twice when it reads an IN list through an index
+                Map<String, ExecutionRow> rows = new LinkedHashMap<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        rows.add(executionRow(rs));
+                        ExecutionRow row = executionRow(rs);
+                        rows.putIfAbsent(row.taskId(), row);
                     }
                 }
-                return rows;
+                return List.copyOf(rows.values());
             }
         });
+    }
+
+    @Override
+    public Map<ExecutionStatus, Long> countByStatus(SkailQuery query) {
+        Sql sql = countSql(query);
+        return this.retry.run("count executions", () -> {
+            Map<ExecutionStatus, Long> counts = new java.util.EnumMap<>(ExecutionStatus.class);
+            for (ExecutionStatus status : ExecutionStatus.values()) {
+                counts.put(status, 0L);
+            }
+            try (Connection connection = this.dataSource.getConnection();
+                    PreparedStatement ps = sql.prepare(connection);
+                    ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    counts.put(ExecutionStatus.valueOf(rs.getString(1)), rs.getLong(2));
+                }
+            }
+            return counts;
+        });
+    }
+
+    /**
+     * The statement that searches: the filters over the indexes of schema version 4 (see {@code docs/search.md}),
+     * newest first. An equality on the function (or on one status) is named first in ORDER BY, constant as it is, so
+     * that H2 too reads the index on it in order and stops at the page's end.
+     */
+    Sql searchSql(SkailQuery query, long offset, int limit) {
+        Sql sql = new Sql(new StringBuilder("SELECT " + EXECUTION_COLUMNS + " FROM skail_execution e"), new ArrayList<>());
+        where(query, true, sql);
+        String leading = (query.function() != null) ? "e.function_name, "
+                : (query.statuses().size() == 1) ? "e.status, " : "";
+        sql.text().append(" ORDER BY ").append(leading).append("e.created_at DESC, e.task_id DESC OFFSET ")
+            .append(Math.max(0, offset)).append(" ROWS FETCH FIRST ").append(Math.max(1, limit)).append(" ROWS ONLY");
+        return sql;
+    }
+
+    /** The statement that counts per status, the query's statuses left aside. */
+    Sql countSql(SkailQuery query) {
+        Sql sql = new Sql(new StringBuilder("SELECT e.status, COUNT(*) FROM skail_execution e"), new ArrayList<>());
+        where(query, false, sql);
+        sql.text().append(" GROUP BY e.status");
+        return sql;
+    }
+
+    private static void where(SkailQuery query, boolean statuses, Sql sql) {
+        StringBuilder text = sql.text();
+        List<Object> values = sql.values();
+        text.append(" WHERE 1 = 1");
+        if (query.function() != null) {
+            text.append(" AND e.function_name = ?");
+            values.add(query.function());
+        }
+        if (statuses && !query.statuses().isEmpty()) {
+            if (query.statuses().size() == 1) {
+                text.append(" AND e.status = ?");
+            }
+            else {
+                text.append(" AND e.status IN (").append(String.join(", ",
+                        java.util.Collections.nCopies(query.statuses().size(), "?"))).append(")");
+            }
+            query.statuses().forEach((status) -> values.add(status.name()));
+        }
+        range(text, values, "e.created_at", query.createdFrom(), query.createdTo());
+        range(text, values, "e.updated_at", query.updatedFrom(), query.updatedTo());
+        if (query.idContaining() != null) {
+            text.append(" AND e.task_id LIKE ? ESCAPE '!'");
+            values.add("%" + query.idContaining().replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%");
+        }
+        for (SkailQuery.Tag tag : query.tags()) {
+            text.append(" AND EXISTS (SELECT 1 FROM skail_tag t WHERE t.task_id = e.task_id AND t.tag_key = ? "
+                    + "AND t.tag_value = ?)");
+            values.add(tag.key());
+            values.add(tag.value());
+        }
+    }
+
+    /** A half-open range [from, to) of a column of epoch milliseconds. */
+    private static void range(StringBuilder text, List<Object> values, String column, java.time.@Nullable Instant from,
+            java.time.@Nullable Instant to) {
+        if (from != null) {
+            text.append(" AND ").append(column).append(" >= ?");
+            values.add(millisAtOrAfter(from));
+        }
+        if (to != null) {
+            text.append(" AND ").append(column).append(" < ?");
+            values.add(millisAtOrAfter(to));
+        }
+    }
+
+    /**
+     * The first whole millisecond at or after the instant (a time in milliseconds is at or after the instant exactly
+     * when it is at or after that one), saturated at the range of {@code long}.
+     */
+    static long millisAtOrAfter(java.time.Instant instant) {
+        try {
+            long millis = instant.toEpochMilli();
+            // toEpochMilli rounds down, before as after 1970
+            return (instant.getNano() % 1_000_000 != 0 && millis < Long.MAX_VALUE) ? millis + 1 : millis;
+        }
+        catch (ArithmeticException ex) {
+            return (instant.getEpochSecond() < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+    }
+
+    @Override
+    public Map<String, List<Tag>> tags(java.util.Collection<String> taskIds) {
+        if (taskIds.isEmpty()) {
+            return Map.of();
+        }
+        List<String> ids = List.copyOf(new java.util.LinkedHashSet<>(taskIds));
+        return this.retry.run("read tags", () -> {
+            Map<String, List<Tag>> tags = new LinkedHashMap<>();
+            try (Connection connection = this.dataSource.getConnection()) {
+                for (int from = 0; from < ids.size(); from += 200) {
+                    List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 200));
+                    try (PreparedStatement ps = connection.prepareStatement("SELECT task_id, tag_key, tag_value "
+                            + "FROM skail_tag WHERE task_id IN (" + String.join(", ",
+                                    java.util.Collections.nCopies(chunk.size(), "?"))
+                            + ") ORDER BY task_id, tag_key, tag_value")) {
+                        for (int i = 0; i < chunk.size(); i++) {
+                            ps.setString(i + 1, chunk.get(i));
+                        }
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                Tag tag = new Tag(rs.getString(2), rs.getString(3));
+                                List<Tag> of = tags.computeIfAbsent(rs.getString(1), (id) -> new ArrayList<>());
+                                if (!of.contains(tag)) {
+                                    of.add(tag);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return tags;
+        });
+    }
+
+    @Override
+    public void tag(Lease lease, Tag tag, long now, long leaseUntil) {
+        this.retry.run("tag " + lease.taskId(), () -> inTransaction(connection -> {
+            requireLease(connection, lease, now, leaseUntil);
+            insertTags(connection, lease.taskId(), List.of(tag));
+            return null;
+        }));
+    }
+
+    /**
+     * A statement and the values of its parameters.
+     *
+     * @param text the SQL
+     * @param values the values, in order
+     */
+    record Sql(StringBuilder text, List<Object> values) {
+
+        PreparedStatement prepare(Connection connection) throws SQLException {
+            PreparedStatement ps = connection.prepareStatement(this.text.toString());
+            try {
+                for (int i = 0; i < this.values.size(); i++) {
+                    ps.setObject(i + 1, this.values.get(i));
+                }
+                return ps;
+            }
+            catch (SQLException | RuntimeException ex) {
+                ps.close();
+                throw ex;
+            }
+        }
     }
 
     @Override
@@ -534,10 +696,12 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
-    public void startChild(Lease lease, StepRow step, ExecutionRow child, long now, long leaseUntil) {
+    public void startChild(Lease lease, StepRow step, ExecutionRow child, List<Tag> childTags, long now,
+            long leaseUntil) {
         this.retry.run("start child " + child.taskId(), () -> inTransaction(connection -> {
             requireLease(connection, lease, now, leaseUntil);
             insertChild(connection, child);
+            insertTags(connection, child.taskId(), childTags);
             writeStep(connection, step);
             return null;
         }));
@@ -851,7 +1015,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     }
                 }
             }
-            for (String table : List.of("skail_event", "skail_attempt", "skail_step", "skail_execution")) {
+            for (String table : List.of("skail_tag", "skail_event", "skail_attempt", "skail_step",
+                    "skail_execution")) {
                 try (PreparedStatement ps = connection.prepareStatement("DELETE FROM " + table + " WHERE task_id = ?")) {
                     for (String id : ids) {
                         ps.setString(1, id);

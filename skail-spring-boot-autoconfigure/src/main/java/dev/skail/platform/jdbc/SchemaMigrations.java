@@ -119,6 +119,24 @@ final class SchemaMigrations {
                     started_at BIGINT NOT NULL,
                     seen_at BIGINT NOT NULL
                 )""");
-        return List.of(v1, v2, v3);
+        // search (docs/search.md): business keys of executions, and an index for each main filter, each ending in the
+        // order of a page (created_at, task_id) so that a page is read in order and stops early; the index on
+        // created_at alone is a prefix of the new one
+        List<String> v4 = List.of("""
+                CREATE TABLE IF NOT EXISTS skail_tag (
+                    task_id VARCHAR(128) NOT NULL,
+                    tag_key VARCHAR(64) NOT NULL,
+                    tag_value VARCHAR(200) NOT NULL,
+                    PRIMARY KEY (task_id, tag_key, tag_value)
+                )""",
+                "CREATE INDEX IF NOT EXISTS skail_tag_lookup ON skail_tag (tag_key, tag_value, task_id)",
+                "CREATE INDEX IF NOT EXISTS skail_execution_recent ON skail_execution (created_at, task_id)",
+                "CREATE INDEX IF NOT EXISTS skail_execution_function_recent "
+                        + "ON skail_execution (function_name, created_at, task_id)",
+                "CREATE INDEX IF NOT EXISTS skail_execution_status_recent "
+                        + "ON skail_execution (status, created_at, task_id)",
+                "CREATE INDEX IF NOT EXISTS skail_execution_updated ON skail_execution (updated_at)",
+                "DROP INDEX IF EXISTS skail_execution_created");
+        return List.of(v1, v2, v3, v4);
     }
 }

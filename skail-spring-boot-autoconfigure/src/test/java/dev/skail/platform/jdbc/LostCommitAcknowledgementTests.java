@@ -102,7 +102,7 @@ class LostCommitAcknowledgementTests {
 
         assertThat(this.dataSource.lostAcknowledgements()).isEqualTo(1);
         assertThat(history().steps()).containsExactly(pending);
-        assertThat(this.store.list(null, null, "t-1-0", 0, 10)).extracting(ExecutionRow::taskId)
+        assertThat(this.store.search(dev.skail.SkailQuery.all().withIdContaining("t-1-0"), 0, 10)).extracting(ExecutionRow::taskId)
             .containsExactly("t-1-0");
         assertThat(this.store.find("t-1-0")).hasValueSatisfying((child) -> {
             assertThat(child.parentTaskId()).isEqualTo("t-1");

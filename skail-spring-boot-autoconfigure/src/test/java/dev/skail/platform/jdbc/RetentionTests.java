@@ -11,6 +11,8 @@ import dev.skail.ExecutionStatus;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.Lease;
 import dev.skail.platform.StepRow;
+import dev.skail.platform.Tag;
+import dev.skail.SkailQuery;
 import dev.skail.runtime.SkailRetention;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,6 +62,19 @@ class RetentionTests {
     }
 
     @Test
+    void theTagsOfADeletedExecutionGoWithItAndTheOthersKeepTheirs() {
+        completed("old", null, NOW - 40 * DAY, List.of(new Tag("pedido", "p-1"), new Tag("cliente", "c-1042")));
+        completed("recent", null, NOW - 10 * DAY, List.of(new Tag("pedido", "p-2")));
+
+        retention(Duration.ofDays(30), 500).deleteEnded();
+
+        assertThat(this.store.tags(List.of("old", "recent"))).containsOnlyKeys("recent");
+        assertThat(this.store.search(SkailQuery.all().withTag("pedido", "p-1"), 0, 10)).isEmpty();
+        assertThat(this.store.search(SkailQuery.all().withTag("pedido", "p-2"), 0, 10))
+            .extracting(ExecutionRow::taskId).containsExactly("recent");
+    }
+
+    @Test
     void aLargeBacklogIsDeletedInBatchesOfTheConfiguredSize() {
         for (int i = 0; i < 1_203; i++) {
             completed("old-" + i, null, NOW - 40 * DAY);
@@ -68,7 +83,7 @@ class RetentionTests {
         int deleted = retention(Duration.ofDays(30), 500).deleteEnded();
 
         assertThat(deleted).isEqualTo(1_203);
-        assertThat(this.store.list(null, null, null, 0, 10)).isEmpty();
+        assertThat(this.store.search(dev.skail.SkailQuery.all(), 0, 10)).isEmpty();
     }
 
     @Test
@@ -89,7 +104,11 @@ class RetentionTests {
 
     /** An execution with one recorded step that completed at {@code endedAt}. */
     private void completed(String taskId, String parent, long endedAt) {
-        this.store.create(execution(taskId, parent, endedAt - 1000));
+        completed(taskId, parent, endedAt, List.of());
+    }
+
+    private void completed(String taskId, String parent, long endedAt, List<Tag> tags) {
+        this.store.create(execution(taskId, parent, endedAt - 1000), tags);
         Lease lease = this.store.claimDue("vendas", "v1", "test", 10, endedAt - 900, endedAt + DAY, Set.of())
             .stream().filter((claimed) -> claimed.taskId().equals(taskId)).findFirst().orElseThrow();
         this.store.recordStep(lease, new StepRow(taskId, 0, StepRow.COMMAND, "cobrarCartao", "[\"150.00\"]",

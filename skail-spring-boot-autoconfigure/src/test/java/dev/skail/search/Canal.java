@@ -1,0 +1,7 @@
+package dev.skail.search;
+
+/** Where an order came from. */
+public enum Canal {
+
+    LOJA, SITE, APLICATIVO
+}
