@@ -1,5 +1,6 @@
 package dev.skail;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -96,4 +97,11 @@ public interface SkailClient {
      * @throws SkailNotFoundException if there is no execution with this id
      */
     SkailHistory history(String taskId);
+
+    /**
+     * The workload's schedules ({@link SkailSchedule}) with their next and latest ticks. The executions a schedule
+     * starts are ordinary executions, with the id {@code {function}:{tick}}: {@link #find(String)} reads them.
+     * @throws SkailUnavailableException if the store cannot be reached in time
+     */
+    List<SkailScheduleInfo> schedules();
 }

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailExecution;
+import dev.skail.SkailScheduleInfo;
 import dev.skail.runtime.SkailRuntime;
 import dev.skail.runtime.SkailWorker;
 import org.jspecify.annotations.Nullable;
@@ -50,7 +51,7 @@ public class SkailEndpoint {
             .map(Failure::of)
             .toList();
         return new SkailDescriptor(this.runtime.settings().workload(), this.runtime.settings().version(), worker,
-                this.runtime.counts(), failures);
+                this.runtime.counts(), failures, this.runtime.schedules());
     }
 
     @WriteOperation
@@ -66,9 +67,10 @@ public class SkailEndpoint {
      * @param worker the worker's state
      * @param executions executions per status (and READY: due and not running)
      * @param recentFailures the latest FAILED executions
+     * @param schedules the workload's schedules ({@code @SkailSchedule}) with their next and latest ticks
      */
     public record SkailDescriptor(String workload, String version, Map<String, Object> worker,
-            Map<String, Long> executions, List<Failure> recentFailures) {
+            Map<String, Long> executions, List<Failure> recentFailures, List<SkailScheduleInfo> schedules) {
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.skail.runtime.SkailRuntime;
 import dev.skail.web.SkailApiController;
 import dev.skail.web.SkailApiKey;
 import dev.skail.web.SkailMonitorController;
+import dev.skail.web.SkailScheduleController;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -44,6 +45,12 @@ public final class SkailWebAutoConfiguration {
                 properties.getHttp().getMaxBodySize().toBytes(), apiKey);
         controller.setMaxWait(properties.getHttp().getMaxWait());
         return controller;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    SkailScheduleController skailScheduleController(SkailRuntime runtime, SkailApiKey apiKey) {
+        return new SkailScheduleController(runtime, apiKey);
     }
 
     @Bean

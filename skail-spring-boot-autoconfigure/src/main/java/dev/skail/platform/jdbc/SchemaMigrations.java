@@ -119,6 +119,26 @@ final class SchemaMigrations {
                     started_at BIGINT NOT NULL,
                     seen_at BIGINT NOT NULL
                 )""");
-        return List.of(v1, v2, v3);
+        // PLACEHOLDER for the search/tags branch's migration 4 (an empty migration is run and recorded like any
+        // other): when both branches are merged, that branch's v4 replaces this line and this one stays 5
+        List<String> v4 = List.of();
+        // the schedules (@SkailSchedule): one row per workload and name, shared by every version and instance; a tick
+        // is started by a compare-and-set of next_tick in the transaction that creates its execution
+        List<String> v5 = List.of("""
+                CREATE TABLE IF NOT EXISTS skail_schedule (
+                    workload VARCHAR(100) NOT NULL,
+                    name VARCHAR(200) NOT NULL,
+                    function_name VARCHAR(200) NOT NULL,
+                    version VARCHAR(100) NOT NULL,
+                    cron VARCHAR(200) NOT NULL,
+                    zone VARCHAR(100) NOT NULL,
+                    missed VARCHAR(16) NOT NULL,
+                    next_tick BIGINT,
+                    last_tick BIGINT,
+                    last_task_id VARCHAR(128),
+                    updated_at BIGINT NOT NULL,
+                    PRIMARY KEY (workload, name)
+                )""");
+        return List.of(v1, v2, v3, v4, v5);
     }
 }
