@@ -4,7 +4,6 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,6 +55,9 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
     /** The attribute with which Spring marks the @Configuration classes it subclasses itself ("full"). */
     private static final String CONFIGURATION_CLASS =
             "org.springframework.context.annotation.ConfigurationClassPostProcessor.configurationClass";
+
+    /** The zone of a schedule that names none: read "UTC" (its id), not "Z". */
+    private static final ZoneId UTC = ZoneId.of("UTC");
 
     private final SkailJson json;
 
@@ -227,7 +229,7 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
             if (cron == null || zoneText == null) {
                 continue;
             }
-            ZoneId zone = ZoneOffset.UTC;
+            ZoneId zone = UTC;
             if (!zoneText.isEmpty()) {
                 try {
                     zone = ZoneId.of(zoneText);

@@ -19,6 +19,7 @@ import dev.skail.SkailSchedule;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.ScheduleRow;
 import dev.skail.platform.ScheduleStore;
+import dev.skail.platform.StoreDeadline;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -96,6 +97,18 @@ public class SkailScheduler implements SmartLifecycle {
         this.executor = executor;
         this.registered = false;
         this.running = true;
+        // at once, so that the schedules read after start-up are this deployment's; a store that does not answer
+        // quickly leaves it to the scheduler's thread, which tries again until it does
+        try {
+            StoreDeadline.within(Duration.ofSeconds(2), () -> {
+                register();
+                return null;
+            });
+            this.registered = true;
+        }
+        catch (RuntimeException ex) {
+            logger.warn("skail scheduler could not register the schedules yet; it tries again: " + ex.getMessage());
+        }
         nudge();
         logger.info("skail scheduler started for " + this.runtime.settings().workload() + ":"
                 + this.runtime.settings().version() + " (" + this.runtime.catalog().schedules().size()

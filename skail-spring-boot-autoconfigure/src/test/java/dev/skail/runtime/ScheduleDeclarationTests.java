@@ -1,7 +1,6 @@
 package dev.skail.runtime;
 
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 
 import dev.skail.SkailCommand;
@@ -69,8 +68,8 @@ class ScheduleDeclarationTests {
                 assertThat(catalog.schedules()).extracting(ScheduleDefinition::function, ScheduleDefinition::cron,
                         ScheduleDefinition::zone, ScheduleDefinition::enabled)
                     .containsExactly(
-                            org.assertj.core.groups.Tuple.tuple("limpeza", "-", ZoneOffset.UTC, false),
-                            org.assertj.core.groups.Tuple.tuple("padrao", "0 0 * * * *", ZoneOffset.UTC, true),
+                            org.assertj.core.groups.Tuple.tuple("limpeza", "-", ZoneId.of("UTC"), false),
+                            org.assertj.core.groups.Tuple.tuple("padrao", "0 0 * * * *", ZoneId.of("UTC"), true),
                             org.assertj.core.groups.Tuple.tuple("relatorio", "0 30 6 * * MON-FRI",
                                     ZoneId.of("America/Sao_Paulo"), true));
             });
