@@ -146,6 +146,15 @@ class SchedulesTests {
         assertThat(relatorio.get("declaredHere").asBoolean()).isTrue();
         assertThat(body.get("items").get(1).get("missed").asString()).isEqualTo("ALL");
         assertThat(body.get("items").get(2).get("zone").asString()).isEqualTo("America/Sao_Paulo");
+        // the tick's execution, by its id: the ':' as is or escaped
+        for (String id : new String[] { "relatorioDePedidos:" + tick, "relatorioDePedidos%3A" + tick.toString()
+            .replace(":", "%3A") }) {
+            HttpResponse<String> execution = HttpClient.newHttpClient().send(HttpRequest
+                .newBuilder(URI.create("http://localhost:" + this.port + "/api/v1/executions/" + id)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(execution.statusCode()).as(id).isEqualTo(200);
+            assertThat(JsonMapper.shared().readTree(execution.body()).get("status").asString()).isEqualTo("COMPLETED");
+        }
     }
 
     /** The ids of the function's executions whose tick is at or after {@code since}, oldest tick first. */
