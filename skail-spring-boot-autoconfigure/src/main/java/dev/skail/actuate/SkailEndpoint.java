@@ -16,8 +16,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code skail} actuator endpoint: the workload and version, the worker's state, executions per status and the
- * recent failures; its write operation resumes a FAILED execution ({@code POST /actuator/skail} with
+ * The {@code skail} actuator endpoint: the workload and version, the worker's state, executions per status, the
+ * recent failures and the schedules; its write operation resumes a FAILED execution ({@code POST /actuator/skail} with
  * {@code {"taskId": "..."}}).
  */
 @Endpoint(id = "skail")

@@ -43,7 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(classes = SchedulesTests.ScheduleApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "skail.workload=vendas:v1.0.0",
                 "skail.store.url=jdbc:h2:mem:schedules-${random.uuid};DB_CLOSE_DELAY=-1",
-                "skail.worker.poll-interval=1h", "skail.schedules.poll-interval=1h" })
+                "skail.worker.poll-interval=1h", "skail.schedules.poll-interval=1h",
+                "management.endpoints.web.exposure.include=skail" })
 class SchedulesTests {
 
     @Autowired
@@ -118,7 +119,7 @@ class SchedulesTests {
     }
 
     @Test
-    void theSchedulesAreListedOverHttp() throws Exception {
+    void theSchedulesAreListedOverHttpAndByTheActuatorEndpoint() throws Exception {
         Instant tick = this.clock.instant().truncatedTo(ChronoUnit.HOURS).plus(Duration.ofHours(1));
         this.clock.advance(Duration.between(this.clock.instant(), tick));
         this.await.status("relatorioDePedidos:" + tick, ExecutionStatus.COMPLETED);
@@ -155,6 +156,13 @@ class SchedulesTests {
             assertThat(execution.statusCode()).as(id).isEqualTo(200);
             assertThat(JsonMapper.shared().readTree(execution.body()).get("status").asString()).isEqualTo("COMPLETED");
         }
+        // and the actuator endpoint lists them too
+        JsonNode actuator = JsonMapper.shared().readTree(HttpClient.newHttpClient().send(HttpRequest
+            .newBuilder(URI.create("http://localhost:" + this.port + "/actuator/skail")).GET().build(),
+                HttpResponse.BodyHandlers.ofString()).body());
+        assertThat(actuator.get("schedules").get(3).get("function").asString()).isEqualTo("relatorioDePedidos");
+        assertThat(actuator.get("schedules").get(3).get("lastTaskId").asString())
+            .isEqualTo("relatorioDePedidos:" + tick);
     }
 
     /** The ids of the function's executions whose tick is at or after {@code since}, oldest tick first. */
