@@ -1,5 +1,6 @@
 package dev.skail;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -116,4 +117,11 @@ public interface SkailClient {
      * @throws SkailUnavailableException if the store cannot be reached in time
      */
     Map<ExecutionStatus, Long> count(SkailQuery query);
+
+    /**
+     * The workload's schedules ({@link SkailSchedule}) with their next and latest ticks. The executions a schedule
+     * starts are ordinary executions, with the id {@code {function}:{tick}}: {@link #find(String)} reads them.
+     * @throws SkailUnavailableException if the store cannot be reached in time
+     */
+    List<SkailScheduleInfo> schedules();
 }

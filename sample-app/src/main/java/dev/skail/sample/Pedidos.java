@@ -1,12 +1,15 @@
 package dev.skail.sample;
 
 import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.time.ZoneId;
 import java.util.UUID;
 
 import dev.skail.Skail;
 import dev.skail.SkailCommand;
 import dev.skail.SkailContext;
 import dev.skail.SkailFunction;
+import dev.skail.SkailSchedule;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -66,6 +69,26 @@ public class Pedidos {
         String recebedor = Skail.waitForEvent("entregue", String.class); // hibernates until the carrier reports
         registrarEntrega(pedidoId, recebedor);
         return "ENTREGUE a " + recebedor;
+    }
+
+    /**
+     * The daily orders report: a schedule starts it every day at 06:00 in São Paulo ({@code sample.relatorio-cron},
+     * {@code sample.relatorio-zone}; the cron {@code -} disables it), one execution per day with the id
+     * {@code relatorioDePedidos:2025-03-01T09:00:00Z}, once however many instances run and however often they restart.
+     */
+    @SkailFunction
+    @SkailSchedule(cron = "${sample.relatorio-cron:0 0 6 * * *}", zone = "${sample.relatorio-zone:America/Sao_Paulo}")
+    public String relatorioDePedidos() {
+        LocalDate dia = LocalDate.ofInstant(Skail.now(), ZoneId.of("America/Sao_Paulo")); // recorded: the same on replay
+        return enviarRelatorioDePedidos(dia);
+    }
+
+    @SkailCommand
+    public String enviarRelatorioDePedidos(LocalDate dia) {
+        Latency.pause(this.properties.latency());
+        String relatorio = "relatório de pedidos de " + dia;
+        logger.info(relatorio + " enviado");
+        return relatorio;
     }
 
     @SkailCommand

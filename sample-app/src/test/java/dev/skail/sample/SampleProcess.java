@@ -38,6 +38,10 @@ final class SampleProcess implements AutoCloseable {
         command.add("--server.port=" + port);
         command.add("--skail.store.directory=" + workDir.resolve("store"));
         command.add("--logging.file.name=" + workDir.resolve("sample.log"));
+        if (List.of(arguments).stream().noneMatch((argument) -> argument.startsWith("--sample.relatorio-cron="))) {
+            // these tests run on the real clock: the daily report must not start an execution at 09:00 UTC in them
+            command.add("--sample.relatorio-cron=-");
+        }
         command.addAll(List.of(arguments));
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(workDir.resolve("console.log").toFile()))

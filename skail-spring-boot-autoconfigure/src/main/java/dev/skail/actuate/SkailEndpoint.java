@@ -7,6 +7,7 @@ import java.util.Map;
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailQuery;
 import dev.skail.SkailExecution;
+import dev.skail.SkailScheduleInfo;
 import dev.skail.runtime.SkailRuntime;
 import dev.skail.runtime.SkailWorker;
 import org.jspecify.annotations.Nullable;
@@ -16,8 +17,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * The {@code skail} actuator endpoint: the workload and version, the worker's state, executions per status and the
- * recent failures; its write operation resumes a FAILED execution ({@code POST /actuator/skail} with
+ * The {@code skail} actuator endpoint: the workload and version, the worker's state, executions per status, the
+ * recent failures and the schedules; its write operation resumes a FAILED execution ({@code POST /actuator/skail} with
  * {@code {"taskId": "..."}}).
  */
 @Endpoint(id = "skail")
@@ -53,7 +54,7 @@ public class SkailEndpoint {
             .map(Failure::of)
             .toList();
         return new SkailDescriptor(this.runtime.settings().workload(), this.runtime.settings().version(), worker,
-                this.runtime.counts(), failures);
+                this.runtime.counts(), failures, this.runtime.schedules());
     }
 
     @WriteOperation
@@ -69,9 +70,10 @@ public class SkailEndpoint {
      * @param worker the worker's state
      * @param executions executions per status (and READY: due and not running)
      * @param recentFailures the latest FAILED executions
+     * @param schedules the workload's schedules ({@code @SkailSchedule}) with their next and latest ticks
      */
     public record SkailDescriptor(String workload, String version, Map<String, Object> worker,
-            Map<String, Long> executions, List<Failure> recentFailures) {
+            Map<String, Long> executions, List<Failure> recentFailures, List<SkailScheduleInfo> schedules) {
     }
 
     /**

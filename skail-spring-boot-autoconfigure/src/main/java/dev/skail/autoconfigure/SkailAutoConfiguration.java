@@ -15,7 +15,10 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.skail.SkailClient;
 import dev.skail.SkailJsonCustomizer;
+import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.ScheduleRow;
+import dev.skail.platform.ScheduleStore;
 import dev.skail.platform.jdbc.DeadlineDataSource;
 import dev.skail.platform.jdbc.H2Urls;
 import dev.skail.platform.jdbc.JdbcExecutionStore;
@@ -31,6 +34,7 @@ import dev.skail.runtime.SkailBeanEnhancer;
 import dev.skail.runtime.SkailJson;
 import dev.skail.runtime.SkailRetention;
 import dev.skail.runtime.SkailRuntime;
+import dev.skail.runtime.SkailScheduler;
 import dev.skail.runtime.SkailWorker;
 import org.jspecify.annotations.Nullable;
 
@@ -157,6 +161,37 @@ public final class SkailAutoConfiguration {
         return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("skail") + ";FILE_LOCK=FS;WRITE_DELAY=0";
     }
 
+    /**
+     * The schedules live in the execution store's database: its JDBC store's own tables. An application that brings
+     * another {@link ExecutionStore} brings a {@link ScheduleStore} too, or its schedules are listed but never started.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    ScheduleStore skailScheduleStore(ExecutionStore store) {
+        if (store instanceof JdbcExecutionStore jdbc) {
+            return jdbc.scheduleStore();
+        }
+        return new ScheduleStore() {
+
+            @Override
+            public ScheduleRow register(ScheduleRow declared, long now) {
+                throw new IllegalStateException("skail cannot keep schedules in " + store.getClass().getName()
+                        + ": declare a ScheduleStore bean");
+            }
+
+            @Override
+            public List<ScheduleRow> schedules(String workload) {
+                return List.of();
+            }
+
+            @Override
+            public boolean fire(ScheduleRow schedule, long tick, @Nullable Long following, ExecutionRow execution,
+                    long now) {
+                return false;
+            }
+        };
+    }
+
     @Bean
     @ConditionalOnMissingBean
     ExceptionCodec skailExceptionCodec(BeanFactory beanFactory, SkailBeanEnhancer enhancer,
@@ -172,7 +207,7 @@ public final class SkailAutoConfiguration {
     @ConditionalOnMissingBean
     SkailRuntime skailRuntime(ExecutionStore store, SkailBeanEnhancer enhancer, BeanFactory beanFactory,
             SkailJson json, ExceptionCodec exceptions, @Qualifier(CLOCK_BEAN_NAME) ObjectProvider<Clock> clock,
-            SkailProperties properties) {
+            SkailProperties properties, ObjectProvider<ScheduleStore> scheduleStore) {
         if (enhancer.isJsonCheckDeferred()) {
             enhancer.checkJson(json);
         }
@@ -180,6 +215,7 @@ public final class SkailAutoConfiguration {
         SkailRuntime runtime = new SkailRuntime(store, enhancer::catalog, beanFactory, json,
                 clock.getIfAvailable(Clock::systemUTC), settings(properties), exceptions);
         runtime.setRequestTimeout(properties.getStore().getRequestTimeout());
+        scheduleStore.ifAvailable(runtime::setScheduleStore);
         return runtime;
     }
 
@@ -224,6 +260,16 @@ public final class SkailAutoConfiguration {
         SkailProperties.Worker worker = properties.getWorker();
         return new SkailWorker(runtime, store, clock.getIfAvailable(Clock::systemUTC), worker.getConcurrency(),
                 worker.getPollInterval(), worker.getShutdownTimeout());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "skail.worker.enabled", matchIfMissing = true)
+    @ConditionalOnBooleanProperty(name = "skail.schedules.enabled", matchIfMissing = true)
+    SkailScheduler skailScheduler(SkailRuntime runtime, ScheduleStore store,
+            @Qualifier(CLOCK_BEAN_NAME) ObjectProvider<Clock> clock, SkailProperties properties) {
+        return new SkailScheduler(runtime, store, clock.getIfAvailable(Clock::systemUTC),
+                properties.getSchedules().getPollInterval());
     }
 
     @Bean

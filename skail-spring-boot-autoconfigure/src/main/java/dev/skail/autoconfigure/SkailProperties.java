@@ -42,6 +42,8 @@ public class SkailProperties {
 
     private final Retention retention = new Retention();
 
+    private final Schedules schedules = new Schedules();
+
     public @Nullable String getWorkload() {
         return this.workload;
     }
@@ -82,12 +84,47 @@ public class SkailProperties {
         return this.retention;
     }
 
+    public Schedules getSchedules() {
+        return this.schedules;
+    }
+
     public Replay getReplay() {
         return this.replay;
     }
 
     public HttpClient getHttpClient() {
         return this.httpClient;
+    }
+
+    public static class Schedules {
+
+        /**
+         * Whether this instance starts the ticks of the workload's @SkailSchedule functions (it also needs
+         * skail.worker.enabled). The schedules are still listed when it does not.
+         */
+        private boolean enabled = true;
+
+        /**
+         * The longest time between two reads of the schedules (they are also read when the earliest next tick is
+         * due): how soon a schedule another deployment changed is noticed.
+         */
+        private Duration pollInterval = Duration.ofSeconds(10);
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getPollInterval() {
+            return this.pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
     }
 
     public static class Retention {

@@ -4,6 +4,7 @@ import dev.skail.runtime.SkailRuntime;
 import dev.skail.web.SkailApiController;
 import dev.skail.web.SkailApiKey;
 import dev.skail.web.SkailMonitorController;
+import dev.skail.web.SkailScheduleController;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -45,6 +46,12 @@ public final class SkailWebAutoConfiguration {
         controller.setMaxWait(properties.getHttp().getMaxWait());
         controller.setMaxBulk(properties.getHttp().getMaxBulk());
         return controller;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    SkailScheduleController skailScheduleController(SkailRuntime runtime, SkailApiKey apiKey) {
+        return new SkailScheduleController(runtime, apiKey);
     }
 
     @Bean

@@ -123,6 +123,11 @@ public class DefaultSkailClient implements SkailClient {
         return this.runtime.count(query);
     }
 
+    @Override
+    public java.util.List<dev.skail.SkailScheduleInfo> schedules() {
+        return this.runtime.schedules();
+    }
+
     private static @Nullable Object defaultValue(Class<?> type) {
         if (!type.isPrimitive() || type == void.class) {
             return null;

@@ -3,6 +3,7 @@ package dev.skail.runtime;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +13,7 @@ import dev.skail.SkailCommand;
 import dev.skail.SkailFunction;
 import dev.skail.SkailTag;
 import dev.skail.SkailJsonCustomizer;
+import dev.skail.SkailSchedule;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -35,6 +37,7 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
+import org.springframework.scheduling.support.CronExpression;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -54,6 +57,9 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
     private static final String CONFIGURATION_CLASS =
             "org.springframework.context.annotation.ConfigurationClassPostProcessor.configurationClass";
 
+    /** The zone of a schedule that names none: read "UTC" (its id), not "Z". */
+    private static final ZoneId UTC = ZoneId.of("UTC");
+
     private final SkailJson json;
 
     private volatile SkailCatalog catalog = new SkailCatalog(Map.of());
@@ -67,12 +73,15 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
 
     private AnalyzerMode analyzerMode = AnalyzerMode.FAIL;
 
+    private @Nullable Environment environment;
+
     public SkailBeanEnhancer(SkailJson json) {
         this.json = json;
     }
 
     @Override
     public void setEnvironment(Environment environment) {
+        this.environment = environment;
         this.analyzerMode = Binder.get(environment).bind("skail.analyzer.mode", AnalyzerMode.class)
             .orElse(AnalyzerMode.FAIL);
     }
@@ -91,6 +100,7 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
     public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
         List<SkailDeclarationException.Problem> problems = new ArrayList<>();
         Map<String, FunctionDefinition> functions = new LinkedHashMap<>();
+        Map<String, ScheduleDefinition> schedules = new LinkedHashMap<>();
         // an application's own SkailJson (more modules, other settings) is the one to check types with: the runtime
         // does it once that bean exists
         // and so is the default one when SkailJsonCustomizer beans change it
@@ -106,6 +116,7 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
                 continue;
             }
             List<StepMethod> steps = stepMethods(ClassUtils.getUserClass(beanClass));
+            schedules(ClassUtils.getUserClass(beanClass), schedules, problems);
             if (steps.isEmpty()) {
                 continue;
             }
@@ -154,7 +165,7 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
         if (!problems.isEmpty()) {
             throw new SkailDeclarationException(problems);
         }
-        this.catalog = new SkailCatalog(functions);
+        this.catalog = new SkailCatalog(functions, schedules);
         analyzeDeterminism();
     }
 
@@ -177,6 +188,112 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
         }
         for (Finding finding : findings) {
             logger.warn("skail determinism analyzer: " + finding.describe() + "; fix: " + finding.category().fix());
+        }
+    }
+
+    /**
+     * Reads and checks the {@link SkailSchedule} declarations of a bean class: each must be on a function of no
+     * parameters, with a cron and zone that resolve (placeholders, from the environment) and parse.
+     */
+    private void schedules(Class<?> beanClass, Map<String, ScheduleDefinition> schedules,
+            List<SkailDeclarationException.Problem> problems) {
+        for (Method method : ReflectionUtils.getUniqueDeclaredMethods(beanClass,
+                ReflectionUtils.USER_DECLARED_METHODS)) {
+            SkailSchedule schedule = method.getAnnotation(SkailSchedule.class);
+            if (schedule == null) {
+                continue;
+            }
+            String where = method.getDeclaringClass().getName() + "." + method.getName();
+            StepMethod step = StepMethod.of(method);
+            if (step == null || !step.function()) {
+                problems.add(new SkailDeclarationException.Problem(where,
+                        "has @SkailSchedule but is not a @SkailFunction: a schedule starts executions of a function",
+                        "annotate the method with @SkailFunction too (a command runs inside a function: schedule a "
+                                + "function that calls it)"));
+                continue;
+            }
+            int before = problems.size();
+            if (method.getParameterCount() > 0) {
+                problems.add(new SkailDeclarationException.Problem(where, "has @SkailSchedule and "
+                        + method.getParameterCount() + " parameter(s): a schedule starts the function with none",
+                        "remove the parameters (read what the function needs in a command), or trigger the "
+                                + "function yourself with its arguments"));
+            }
+            if (!SkailRuntime.TASK_ID.matcher(step.name() + ":2000-01-01T00:00:00Z").matches()) {
+                problems.add(new SkailDeclarationException.Problem(where, "has @SkailSchedule and the name '"
+                        + step.name() + "', which cannot start the id of its executions ({function}:{tick})",
+                        "name the function with at most 107 letters, digits and '.', '_', '-', ':', '@' "
+                                + "(@SkailFunction(name = \"...\"))"));
+            }
+            String cron = resolve(schedule.cron(), "cron", where, problems);
+            String zoneText = resolve(schedule.zone(), "zone", where, problems);
+            if (cron == null || zoneText == null) {
+                continue;
+            }
+            ZoneId zone = UTC;
+            if (!zoneText.isEmpty()) {
+                try {
+                    zone = ZoneId.of(zoneText);
+                }
+                catch (java.time.DateTimeException ex) {
+                    problems.add(new SkailDeclarationException.Problem(where, "has @SkailSchedule with the zone '"
+                            + zoneText + "', which is not a time zone: " + ex.getMessage(),
+                            "use a java.time.ZoneId such as \"UTC\" or \"America/Sao_Paulo\", or leave zone empty "
+                                    + "for UTC"));
+                    continue;
+                }
+            }
+            CronExpression expression = null;
+            if (cron.isEmpty()) {
+                problems.add(new SkailDeclarationException.Problem(where, "has @SkailSchedule with an empty cron",
+                        "give a cron of six fields, e.g. \"0 0 6 * * *\" for 06:00 every day, or \"-\" to "
+                                + "disable the schedule"));
+                continue;
+            }
+            if (!SkailSchedule.DISABLED.equals(cron)) {
+                try {
+                    expression = CronExpression.parse(cron);
+                }
+                catch (IllegalArgumentException ex) {
+                    problems.add(new SkailDeclarationException.Problem(where, "has @SkailSchedule with the cron '"
+                            + cron + "', which is not valid: " + ex.getMessage(),
+                            "give a cron of six fields (second, minute, hour, day of month, month, day of week), "
+                                    + "e.g. \"0 0 6 * * *\" for 06:00 every day, or \"-\" to disable the schedule"));
+                    continue;
+                }
+                if (expression.next(java.time.ZonedDateTime.now(zone)) == null) {
+                    problems.add(new SkailDeclarationException.Problem(where, "has @SkailSchedule with the cron '"
+                            + cron + "', which never fires (no date matches it)",
+                            "give a cron that matches a date, or \"-\" to disable the schedule"));
+                    continue;
+                }
+            }
+            if (cron.length() > 200 || zone.getId().length() > 100) {
+                problems.add(new SkailDeclarationException.Problem(where, "has @SkailSchedule with a cron longer "
+                        + "than 200 characters or a zone longer than 100", "shorten them"));
+                continue;
+            }
+            if (problems.size() == before) {
+                schedules.put(step.name(), new ScheduleDefinition(step.name(), cron, expression, zone,
+                        schedule.missed()));
+            }
+        }
+    }
+
+    /** A schedule's attribute with its placeholders resolved, trimmed; {@code null} (and a problem) if it cannot be. */
+    private @Nullable String resolve(String value, String attribute, String where,
+            List<SkailDeclarationException.Problem> problems) {
+        if (this.environment == null || !value.contains("${")) {
+            return value.trim();
+        }
+        try {
+            return this.environment.resolveRequiredPlaceholders(value).trim();
+        }
+        catch (IllegalArgumentException ex) {
+            problems.add(new SkailDeclarationException.Problem(where, "has @SkailSchedule with the " + attribute + " '"
+                    + value + "', whose placeholder cannot be resolved: " + ex.getMessage(),
+                    "define the property, or give the placeholder a default: ${name:value}"));
+            return null;
         }
     }
 

@@ -11,8 +11,15 @@ public final class SkailCatalog {
 
     private final Map<String, FunctionDefinition> functions;
 
+    private final Map<String, ScheduleDefinition> schedules;
+
     SkailCatalog(Map<String, FunctionDefinition> functions) {
+        this(functions, Map.of());
+    }
+
+    SkailCatalog(Map<String, FunctionDefinition> functions, Map<String, ScheduleDefinition> schedules) {
         this.functions = Collections.unmodifiableMap(new TreeMap<>(functions));
+        this.schedules = Collections.unmodifiableMap(new TreeMap<>(schedules));
     }
 
     Optional<FunctionDefinition> function(String name) {
@@ -21,5 +28,10 @@ public final class SkailCatalog {
 
     Collection<FunctionDefinition> functions() {
         return this.functions.values();
+    }
+
+    /** The schedules declared with {@code @SkailSchedule}, disabled ones included, by function name. */
+    Collection<ScheduleDefinition> schedules() {
+        return this.schedules.values();
     }
 }

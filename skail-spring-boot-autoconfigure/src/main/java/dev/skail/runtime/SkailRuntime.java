@@ -22,10 +22,12 @@ import dev.skail.SkailInvalidRequestException;
 import dev.skail.SkailNotFoundException;
 import dev.skail.SkailPage;
 import dev.skail.SkailQuery;
+import dev.skail.SkailScheduleInfo;
 import dev.skail.SkailUnavailableException;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
+import dev.skail.platform.ScheduleStore;
 import dev.skail.platform.StoreDeadline;
 import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
@@ -82,6 +84,8 @@ public class SkailRuntime {
     private final ExecutionViews views;
 
     private volatile @Nullable ServedVersions served;
+
+    private volatile @Nullable ScheduleStore scheduleStore;
 
     private final ThreadPoolExecutor asyncExecutor;
 
@@ -186,6 +190,26 @@ public class SkailRuntime {
         catch (StoreUnavailableException ex) {
             throw new SkailUnavailableException(String.valueOf(ex.getMessage()), this.requestTimeout, ex);
         }
+    }
+
+    /** Tells the worker that new work is due at once (an execution a schedule started). */
+    void newWork() {
+        this.wakeUp.run();
+    }
+
+    /** Where the schedules live ({@code @SkailSchedule}); without one, {@link #schedules()} shows declarations only. */
+    public void setScheduleStore(ScheduleStore scheduleStore) {
+        this.scheduleStore = scheduleStore;
+    }
+
+    /**
+     * The workload's schedules: those this runtime declares and those the store holds for the workload (declared by
+     * another version), by function name, with their next and latest ticks.
+     * @throws SkailUnavailableException if the store cannot be reached within the request timeout
+     */
+    public List<SkailScheduleInfo> schedules() {
+        return request(() -> ScheduleViews.of(catalog().schedules(), this.scheduleStore, this.settings,
+                this.clock.instant()));
     }
 
     /** Whether this runtime only replays recorded steps and runs nothing new (the local replayer). */

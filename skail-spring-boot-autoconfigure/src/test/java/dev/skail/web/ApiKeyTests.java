@@ -43,8 +43,8 @@ class ApiKeyTests {
 
     @Test
     void monitorAndItsDataDemandTheKeyAndAcceptItAsBasicAuthentication() throws Exception {
-        for (String path : new String[] { "/skail", "/skail/monitor.js", "/api/v1/executions",
-                "/api/v1/executions/counts" }) {
+        for (String path : new String[] { "/skail", "/skail/monitor.js", "/skail/schedules.js", "/api/v1/executions",
+                "/api/v1/executions/counts", "/api/v1/schedules" }) {
             HttpResponse<String> refused = send(path, null);
             assertThat(refused.statusCode()).as(path).isEqualTo(401);
             assertThat(refused.headers().firstValue("WWW-Authenticate")).as(path).hasValueSatisfying(

@@ -129,6 +129,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         retry.gate(() -> this.notReady);
     }
 
+    /** The schedules of this store, on its data source, in its tables (see {@link JdbcScheduleStore}). */
+    public dev.skail.platform.ScheduleStore scheduleStore() {
+        return new JdbcScheduleStore(this.dataSource, this.retry, this.customization);
+    }
+
     @Override
     public void close() throws Exception {
         this.closed = true;
@@ -375,7 +380,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }
     }
 
-    private static void insertExecution(Connection connection, ExecutionRow execution) throws SQLException {
+    /** Inserts the execution; also how {@link JdbcScheduleStore} creates a tick's execution, in its transaction. */
+    static void insertExecution(Connection connection, ExecutionRow execution) throws SQLException {
         update(connection, "INSERT INTO skail_execution (" + EXECUTION_COLUMNS
                 + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", execution.taskId(), execution.workload(),
                 execution.version(), execution.function(), execution.arguments(), execution.status().name(),

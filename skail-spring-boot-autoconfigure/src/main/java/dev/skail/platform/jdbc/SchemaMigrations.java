@@ -137,6 +137,23 @@ final class SchemaMigrations {
                         + "ON skail_execution (status, created_at, task_id)",
                 "CREATE INDEX IF NOT EXISTS skail_execution_updated ON skail_execution (updated_at)",
                 "DROP INDEX IF EXISTS skail_execution_created");
-        return List.of(v1, v2, v3, v4);
+        // the schedules (@SkailSchedule): one row per workload and name, shared by every version and instance; a tick
+        // is started by a compare-and-set of next_tick in the transaction that creates its execution
+        List<String> v5 = List.of("""
+                CREATE TABLE IF NOT EXISTS skail_schedule (
+                    workload VARCHAR(100) NOT NULL,
+                    name VARCHAR(200) NOT NULL,
+                    function_name VARCHAR(200) NOT NULL,
+                    version VARCHAR(100) NOT NULL,
+                    cron VARCHAR(200) NOT NULL,
+                    zone VARCHAR(100) NOT NULL,
+                    missed VARCHAR(16) NOT NULL,
+                    next_tick BIGINT,
+                    last_tick BIGINT,
+                    last_task_id VARCHAR(128),
+                    updated_at BIGINT NOT NULL,
+                    PRIMARY KEY (workload, name)
+                )""");
+        return List.of(v1, v2, v3, v4, v5);
     }
 }
