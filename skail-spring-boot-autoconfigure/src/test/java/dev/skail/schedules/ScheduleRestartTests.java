@@ -130,10 +130,24 @@ class ScheduleRestartTests {
             .orElseThrow();
     }
 
+    /** Every execution of the function, page by page. */
+    static List<SkailExecution> executions(SkailRuntime runtime, String function) {
+        List<SkailExecution> all = new java.util.ArrayList<>();
+        for (int page = 0;; page++) {
+            dev.skail.SkailPage found = runtime.search(dev.skail.SkailQuery.all().withFunction(function)
+                .withSize(200)
+                .withPage(page));
+            all.addAll(found.items());
+            if (!found.hasMore()) {
+                return all;
+            }
+        }
+    }
+
     /** The ids of the function's executions whose tick is at or after {@code since}, oldest tick first. */
     static List<String> ticksSince(ConfigurableApplicationContext instance, String function, Instant since) {
         SkailRuntime runtime = ScheduleInstances.runtime(instance);
-        return runtime.list(null, function, null, 0, 1000).stream()
+        return executions(runtime, function).stream()
             .map(SkailExecution::taskId)
             .filter((taskId) -> !Instant.parse(taskId.substring(function.length() + 1)).isBefore(since))
             .sorted()

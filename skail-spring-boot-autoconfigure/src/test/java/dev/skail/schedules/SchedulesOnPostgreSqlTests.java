@@ -79,7 +79,7 @@ class SchedulesOnPostgreSqlTests {
             assertThat(ScheduleRestartTests.ticksSince(two, "conciliarPagamentos", first))
                 .containsExactlyElementsOf(expected);
             assertThat(expected).allSatisfy((taskId) -> assertThat(ScheduledFlows.sent(taskId)).isEqualTo(1));
-            assertThat(ScheduleInstances.runtime(one).list(null, "conciliarPagamentos", null, 0, 1000))
+            assertThat(ScheduleRestartTests.executions(ScheduleInstances.runtime(one), "conciliarPagamentos"))
                 .extracting(SkailExecution::status).containsOnly(ExecutionStatus.COMPLETED);
         }
         assertThat(expected.size()).isGreaterThanOrEqualTo(TICKS);

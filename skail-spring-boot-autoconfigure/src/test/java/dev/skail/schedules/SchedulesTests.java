@@ -167,7 +167,7 @@ class SchedulesTests {
 
     /** The ids of the function's executions whose tick is at or after {@code since}, oldest tick first. */
     private List<String> ticksSince(String function, Instant since) {
-        return this.runtime.list(null, function, null, 0, 200).stream()
+        return ScheduleRestartTests.executions(this.runtime, function).stream()
             .map(SkailExecution::taskId)
             .filter((taskId) -> !Instant.parse(taskId.substring(function.length() + 1)).isBefore(since))
             .sorted()

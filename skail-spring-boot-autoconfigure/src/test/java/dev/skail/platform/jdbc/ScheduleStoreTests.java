@@ -103,7 +103,7 @@ abstract class ScheduleStoreTests {
             assertThat(execution.function()).isEqualTo("relatorio");
             assertThat(execution.arguments()).isEqualTo("[]");
         });
-        assertThat(store.list(null, "relatorio", null, 0, 10)).hasSize(1);
+        assertThat(store.search(dev.skail.SkailQuery.all().withFunction("relatorio"), 0, 10)).hasSize(1);
     }
 
     @Test
@@ -190,7 +190,7 @@ abstract class ScheduleStoreTests {
         finally {
             pool.shutdownNow();
         }
-        List<ExecutionRow> executions = reader.list(null, "relatorio", null, 0, 1000);
+        List<ExecutionRow> executions = reader.search(dev.skail.SkailQuery.all().withFunction("relatorio"), 0, 1000);
         assertThat(executions).hasSize(ticks);
         assertThat(executions).extracting(ExecutionRow::taskId).doesNotHaveDuplicates()
             .contains("relatorio:2025-03-01T06:00:00Z", "relatorio:2025-03-07T11:00:00Z");
