@@ -11,6 +11,9 @@ import java.util.Map;
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailClient;
 import dev.skail.SkailCommand;
+import dev.skail.SkailExecution;
+import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.jdbc.JdbcExecutionStore;
 import dev.skail.SkailFunction;
 import dev.skail.runtime.SkailRuntime;
 
@@ -72,17 +75,23 @@ public class CoreBenchmark {
             System.out.printf("| %d at once: time to complete all | %.2f s |%n", burst, seconds);
             System.out.printf("| %d at once: executions/s | %.0f |%n", burst, burst / seconds);
             System.out.printf("| %d at once: steps/s | %.0f |%n", burst, burst * STEPS / seconds);
+            if (context.getBean(ExecutionStore.class) instanceof JdbcExecutionStore jdbc) {
+                jdbc.syncs().ifPresent((syncs) -> System.out.printf(
+                        "| durability: commits synced to disk before acknowledged / syncs (fsync) | %d / %d (%.2f syncs per commit) |%n",
+                        syncs.commits(), syncs.syncs(), (double) syncs.syncs() / Math.max(1, syncs.commits())));
+            }
         }
     }
 
-    private static long[] runSequential(SkailClient client, String prefix, int count) throws InterruptedException {
+    private static long[] runSequential(SkailClient client, String prefix, int count) {
         long[] latencies = new long[count];
         for (int i = 0; i < count; i++) {
             String taskId = prefix + i;
             long start = System.nanoTime();
-            client.trigger("tenSteps", taskId);
-            while (client.find(taskId).orElseThrow().status() != ExecutionStatus.COMPLETED) {
-                Thread.sleep(0, 200_000);
+            // the caller's one way to learn the end: the handle, signalled by the runtime (no polling)
+            SkailExecution ended = client.trigger("tenSteps", taskId).await(Duration.ofMinutes(1));
+            if (ended.status() != ExecutionStatus.COMPLETED) {
+                throw new IllegalStateException(taskId + " ended " + ended.status());
             }
             latencies[i] = System.nanoTime() - start;
         }

@@ -12,6 +12,7 @@ import javax.sql.DataSource;
 import dev.skail.platform.Lease;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The store on H2: one process (the file lock sees to that), which wakes its own worker, so no notifications.
@@ -30,6 +31,31 @@ final class H2JdbcCustomization extends JdbcCustomization {
             + "SET status = 'RUNNING', lease_owner = ?, lease_token = CAST(RANDOM_UUID() AS VARCHAR), lease_until = ?, "
             + "updated_at = ? WHERE task_id IN (" + dueTaskIds("") + ") AND ((status IN ('PENDING', 'WAITING') "
             + "AND next_run_at <= ?) OR (status = 'RUNNING' AND lease_until < ?)))";
+
+    /** H2's error code for a statement only an administrator may run. */
+    private static final int ADMIN_RIGHTS_REQUIRED = 90040;
+
+    /** Syncs the commits of a database file this process owns; {@code null} in memory or through a server. */
+    private volatile @Nullable H2GroupSync groupSync;
+
+    /**
+     * Waits for the commit to be on the device (see {@link H2GroupSync}) when the database is a file this process
+     * owns. A database in memory loses everything with the process anyway; one reached through an H2 server is that
+     * server's business.
+     */
+    @Override
+    void committed(Connection connection) throws SQLException {
+        H2GroupSync sync = this.groupSync;
+        if (sync != null) {
+            sync.awaitDurable(connection);
+        }
+    }
+
+    @Override
+    long @Nullable [] syncs() {
+        H2GroupSync sync = this.groupSync;
+        return (sync != null) ? new long[] { sync.commits(), sync.syncs() } : null;
+    }
 
     @Override
     List<Lease> claimDue(Connection connection, Claim claim) throws SQLException {
@@ -65,6 +91,19 @@ final class H2JdbcCustomization extends JdbcCustomization {
             if (!isOwnedByThisProcess(connection.getMetaData().getURL())) {
                 return;
             }
+            try {
+                H2GroupSync.sync(connection);
+            }
+            catch (SQLException ex) {
+                if (ex.getErrorCode() == ADMIN_RIGHTS_REQUIRED) {
+                    throw new SQLException("The skail store's H2 user must be an administrator of the database: "
+                            + "skail runs CHECKPOINT SYNC so that what it records is on disk before anyone is told "
+                            + "(grant it with ALTER USER ... ADMIN TRUE, or let skail create its own database)",
+                            ex.getSQLState(), ex.getErrorCode(), ex);
+                }
+                throw ex;
+            }
+            this.groupSync = new H2GroupSync();
             try (Statement statement = connection.createStatement()) {
                 int expired = statement.executeUpdate("UPDATE skail_execution SET lease_until = 0 "
                         + "WHERE status = 'RUNNING'");

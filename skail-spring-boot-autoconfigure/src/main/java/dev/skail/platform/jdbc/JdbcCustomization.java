@@ -85,6 +85,22 @@ abstract class JdbcCustomization {
         return migration.run();
     }
 
+    /**
+     * Returns once what {@code connection} has just committed would survive a power loss, so that the caller may be
+     * told it is recorded. Nothing by default: the database's commit is durable (PostgreSQL with its default
+     * {@code synchronous_commit}).
+     */
+    void committed(Connection connection) throws SQLException {
+    }
+
+    /**
+     * How many commits waited to be durable, and how many syncs to disk made them so, or {@code null} when the
+     * database makes its commits durable itself.
+     */
+    long @org.jspecify.annotations.Nullable [] syncs() {
+        return null;
+    }
+
     /** What to do once the schema is there, before this store claims anything. */
     void started(DataSource dataSource) throws SQLException {
     }

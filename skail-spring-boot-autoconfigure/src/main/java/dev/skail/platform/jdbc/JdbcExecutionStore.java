@@ -134,6 +134,24 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         return new JdbcScheduleStore(this.dataSource, this.retry, this.customization);
     }
 
+    /**
+     * How many of this store's commits waited to be on disk before they were acknowledged, and how many syncs to the
+     * device that took; empty when the database makes each commit durable itself (PostgreSQL) or keeps nothing
+     * beyond the process (H2 in memory).
+     */
+    public Optional<Syncs> syncs() {
+        long[] counts = this.customization.syncs();
+        return (counts != null) ? Optional.of(new Syncs(counts[0], counts[1])) : Optional.empty();
+    }
+
+    /**
+     * The durability work of an embedded store.
+     * @param commits the commits that waited to be on disk before anyone was told they are recorded
+     * @param syncs the syncs to the device that made them so (fewer than the commits when many write at once)
+     */
+    public record Syncs(long commits, long syncs) {
+    }
+
     @Override
     public void close() throws Exception {
         this.closed = true;
@@ -1343,6 +1361,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             try {
                 T result = work.run(connection);
                 connection.commit();
+                // not told it is recorded before it would survive a power loss
+                this.customization.committed(connection);
                 return result;
             }
             catch (SQLException | RuntimeException ex) {

@@ -180,6 +180,7 @@ final class JdbcScheduleStore implements ScheduleStore {
             try {
                 T result = work.run(connection);
                 connection.commit();
+                this.customization.committed(connection);
                 return result;
             }
             catch (SQLException | RuntimeException ex) {

@@ -1,0 +1,305 @@
+package dev.skail.platform.jdbc;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.Lease;
+import dev.skail.platform.StepRow;
+import dev.skail.platform.StoreUnavailableException;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.skail.autoconfigure.SkailAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The embedded store tells no one a write is recorded before it would survive a power loss: each acknowledged commit
+ * is followed by a sync of the H2 file to the device ({@code CHECKPOINT SYNC}), one sync serving every commit that
+ * waited for it.
+ */
+class DurableCommitTests {
+
+    @TempDir
+    Path directory;
+
+    private final SyncWatchingDataSource dataSource = new SyncWatchingDataSource();
+
+    private JdbcExecutionStore store;
+
+    @AfterEach
+    void close() throws Exception {
+        this.dataSource.release();
+        if (this.store != null) {
+            this.store.close();
+        }
+    }
+
+    @Test
+    void aTriggerIsNotAcknowledgedBeforeItsCommitIsSyncedToDisk() throws Exception {
+        open();
+        this.dataSource.holdSyncs();
+
+        CompletableFuture<Boolean> created = CompletableFuture
+            .supplyAsync(() -> this.store.create(execution("pedido-1")).isEmpty());
+        assertThat(this.dataSource.syncEntered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // the row is committed (another connection reads it) but the caller is still waiting for the sync
+        assertThat(this.store.find("pedido-1")).isPresent();
+        assertThat(created).isNotDone();
+        this.dataSource.release();
+        assertThat(created.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void aRecordedStepIsNotAcknowledgedBeforeItsCommitIsSyncedToDisk() throws Exception {
+        open();
+        this.store.create(execution("pedido-1"));
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000, Set.of()).get(0);
+        this.dataSource.holdSyncs();
+
+        CompletableFuture<Void> recorded = CompletableFuture.runAsync(
+                () -> this.store.recordStep(lease, command("pedido-1", 0), null, 200, 30_000));
+        assertThat(this.dataSource.syncEntered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(recorded).isNotDone();
+        this.dataSource.release();
+        recorded.get(10, TimeUnit.SECONDS);
+        assertThat(this.store.history("pedido-1").orElseThrow().steps()).hasSize(1);
+    }
+
+    @Test
+    void oneWriterSyncsEachOfItsCommits() {
+        open();
+        long before = this.store.syncs().orElseThrow().commits();
+
+        for (int i = 0; i < 20; i++) {
+            this.store.create(execution("pedido-" + i));
+        }
+
+        JdbcExecutionStore.Syncs syncs = this.store.syncs().orElseThrow();
+        assertThat(syncs.commits() - before).isEqualTo(20);
+        assertThat(syncs.syncs()).isEqualTo(syncs.commits());
+    }
+
+    @Test
+    void commitsThatWaitTogetherShareOneSync() throws Exception {
+        open();
+        this.dataSource.holdSyncs();
+        // the first commit's sync is held: the 15 commits that come meanwhile all wait for the one that follows it
+        ExecutorService writers = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<?>> writes = new ArrayList<>();
+            writes.add(writers.submit(() -> this.store.create(execution("pedido-0"))));
+            assertThat(this.dataSource.syncEntered.await(10, TimeUnit.SECONDS)).isTrue();
+            for (int i = 1; i < 16; i++) {
+                String id = "pedido-" + i;
+                writes.add(writers.submit(() -> this.store.create(execution(id))));
+            }
+            awaitCommits(16);
+            this.dataSource.release();
+            for (Future<?> write : writes) {
+                write.get(10, TimeUnit.SECONDS);
+            }
+        }
+        finally {
+            writers.shutdownNow();
+        }
+
+        JdbcExecutionStore.Syncs syncs = this.store.syncs().orElseThrow();
+        assertThat(syncs.commits()).isEqualTo(16);
+        assertThat(syncs.syncs()).isEqualTo(2);
+    }
+
+    @Test
+    void aSyncThatFailsIsNotAnAcknowledgement() {
+        open();
+        this.dataSource.failSyncs();
+
+        assertThatExceptionOfType(StoreUnavailableException.class)
+            .isThrownBy(() -> this.store.create(execution("pedido-1")));
+        assertThat(this.store.syncs().orElseThrow().syncs()).isZero();
+    }
+
+    @Test
+    void aStoreInMemorySyncsNothing() {
+        JdbcExecutionStore inMemory = H2TestStore.open("durable", "");
+        try {
+            inMemory.create(execution("pedido-1"));
+            assertThat(inMemory.syncs()).isEmpty();
+        }
+        finally {
+            try {
+                inMemory.close();
+            }
+            catch (Exception ex) {
+                throw new IllegalStateException(ex);
+            }
+        }
+    }
+
+    @Test
+    void anApplicationsOwnH2FileStoreIsSyncedWhateverItsWriteDelay() {
+        String url = "jdbc:h2:file:" + this.directory.resolve("app").toAbsolutePath() + ";WRITE_DELAY=500";
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SkailAutoConfiguration.class))
+            .withPropertyValues("skail.workload=vendas:v1.0.0", "skail.worker.enabled=false",
+                    "skail.store.url=" + url)
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                JdbcExecutionStore store = context.getBean(JdbcExecutionStore.class);
+                long before = store.syncs().orElseThrow().syncs();
+                store.create(execution("pedido-1"));
+                assertThat(store.syncs().orElseThrow().syncs()).isGreaterThan(before);
+            });
+    }
+
+    @Test
+    void aStoreWhoseUserMayNotSyncDoesNotStartAndSaysWhy() throws Exception {
+        String url = "jdbc:h2:file:" + this.directory.resolve("shared").toAbsolutePath();
+        try (Connection admin = java.sql.DriverManager.getConnection(url, "sa", "");
+                Statement statement = admin.createStatement()) {
+            statement.execute("CREATE USER app PASSWORD 'app'");
+            statement.execute("CREATE SCHEMA loja AUTHORIZATION app");
+        }
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL(url + ";SCHEMA=LOJA");
+        h2.setUser("app");
+        h2.setPassword("app");
+        JdbcExecutionStore notAdmin = new JdbcExecutionStore(h2, SqlDialect.H2,
+                new StoreRetry(SqlDialect.H2, 1, Duration.ofMillis(1), Duration.ofMillis(5)), null);
+
+        assertThatExceptionOfType(RuntimeException.class).isThrownBy(notAdmin::initialize)
+            .withStackTraceContaining("must be an administrator")
+            .withStackTraceContaining("CHECKPOINT SYNC");
+    }
+
+    private void open() {
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:file:" + this.directory.resolve("skail") + ";WRITE_DELAY=0");
+        this.dataSource.target = h2;
+        this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
+                new StoreRetry(SqlDialect.H2, 2, Duration.ofMillis(1), Duration.ofMillis(5)), null);
+        this.store.initialize();
+        assertThat(this.store.syncs()).isPresent();
+    }
+
+    private void awaitCommits(long commits) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (this.store.syncs().orElseThrow().commits() < commits) {
+            assertThat(System.nanoTime()).as("all the commits waiting for a sync").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    private static ExecutionRow execution(String taskId) {
+        return new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[{\"total\":150.00}]",
+                ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null);
+    }
+
+    private static StepRow command(String taskId, int position) {
+        return new StepRow(taskId, position, StepRow.COMMAND, "reservarEstoque", "[]", StepRow.COMPLETED,
+                "{\"reserva\":\"r-1\"}", null, "key-" + position, 1, 150, 160, null);
+    }
+
+    /** A data source that can hold the next {@code CHECKPOINT SYNC} until released, or make every one fail. */
+    static final class SyncWatchingDataSource extends org.springframework.jdbc.datasource.AbstractDataSource {
+
+        volatile DataSource target;
+
+        final CountDownLatch syncEntered = new CountDownLatch(1);
+
+        private final CountDownLatch released = new CountDownLatch(1);
+
+        private final AtomicBoolean holding = new AtomicBoolean();
+
+        private final AtomicBoolean failing = new AtomicBoolean();
+
+        private final AtomicInteger held = new AtomicInteger();
+
+        void holdSyncs() {
+            this.holding.set(true);
+        }
+
+        void failSyncs() {
+            this.failing.set(true);
+        }
+
+        void release() {
+            this.holding.set(false);
+            this.released.countDown();
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            return watch(this.target.getConnection());
+        }
+
+        @Override
+        public Connection getConnection(String username, String password) throws SQLException {
+            return watch(this.target.getConnection(username, password));
+        }
+
+        private Connection watch(Connection connection) {
+            return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
+                    (proxy, method, args) -> {
+                        Object result = invoke(connection, method, args);
+                        if (result instanceof Statement statement && "createStatement".equals(method.getName())) {
+                            return watch(statement);
+                        }
+                        return result;
+                    });
+        }
+
+        private Statement watch(Statement statement) {
+            return (Statement) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Statement.class },
+                    (proxy, method, args) -> {
+                        if ("execute".equals(method.getName()) && args != null
+                                && "CHECKPOINT SYNC".equals(args[0])) {
+                            if (this.failing.get()) {
+                                throw new SQLException("IO Exception: \"fsync failed\"", "08000");
+                            }
+                            if (this.holding.get() && this.held.getAndIncrement() == 0) {
+                                this.syncEntered.countDown();
+                                this.released.await(30, TimeUnit.SECONDS);
+                            }
+                        }
+                        return invoke(statement, method, args);
+                    });
+        }
+
+        private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args)
+                throws Throwable {
+            try {
+                return method.invoke(target, args);
+            }
+            catch (InvocationTargetException ex) {
+                throw ex.getCause();
+            }
+        }
+    }
+}
