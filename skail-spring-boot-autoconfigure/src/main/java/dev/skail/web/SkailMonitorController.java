@@ -27,8 +27,7 @@ public class SkailMonitorController {
 
     private static final Map<String, MediaType> FILES = Map.of("monitor.js",
             MediaType.valueOf("text/javascript;charset=UTF-8"), "monitor.css",
-            MediaType.valueOf("text/css;charset=UTF-8"), "schedules.js",
-            MediaType.valueOf("text/javascript;charset=UTF-8"));
+            MediaType.valueOf("text/css;charset=UTF-8"));
 
     private static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
             + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -53,7 +52,7 @@ public class SkailMonitorController {
             .build();
     }
 
-    @GetMapping("/skail/{file:monitor\\.(?:js|css)|schedules\\.js}")
+    @GetMapping("/skail/{file:monitor\\.(?:js|css)}")
     ResponseEntity<byte[]> asset(@PathVariable String file, HttpServletRequest request) throws IOException {
         this.apiKey.check(request);
         return file(file, FILES.get(file));

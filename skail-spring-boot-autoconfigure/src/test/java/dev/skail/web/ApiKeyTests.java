@@ -43,7 +43,7 @@ class ApiKeyTests {
 
     @Test
     void monitorAndItsDataDemandTheKeyAndAcceptItAsBasicAuthentication() throws Exception {
-        for (String path : new String[] { "/skail", "/skail/monitor.js", "/skail/schedules.js", "/api/v1/executions",
+        for (String path : new String[] { "/skail", "/skail/monitor.js", "/skail/monitor.css", "/api/v1/executions",
                 "/api/v1/executions/counts", "/api/v1/schedules" }) {
             HttpResponse<String> refused = send(path, null);
             assertThat(refused.statusCode()).as(path).isEqualTo(401);

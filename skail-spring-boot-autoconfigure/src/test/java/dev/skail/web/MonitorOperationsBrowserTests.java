@@ -1,5 +1,6 @@
 package dev.skail.web;
 
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,6 +11,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailClient;
@@ -17,6 +19,10 @@ import dev.skail.SkailExecution;
 import dev.skail.SkailStep;
 import dev.skail.runtime.ExactValueFlows;
 import dev.skail.runtime.TestApplication;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,15 +37,17 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.web.filter.OncePerRequestFilter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The Monitor as an operator uses it, in a real headless Chromium whose time zone is São Paulo's (UTC−3, no daylight
  * saving): what it refreshes by itself and when it holds back, links between a parent and its children, times in
- * the operator's zone with UTC on hover, and nothing of the search API's controls until the API can count.
+ * the operator's zone with UTC on hover, and counts that cannot be read without losing the list.
  */
-@SpringBootTest(classes = { TestApplication.class, ExactValueFlows.class, ExactValueFlows.Seen.class },
+@SpringBootTest(classes = { TestApplication.class, ExactValueFlows.class, ExactValueFlows.Seen.class,
+        MonitorOperationsBrowserTests.SlowCounts.class },
         webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "skail.workload=vendas:v1.0.0",
                 "skail.store.url=jdbc:h2:mem:skail-${random.uuid};DB_CLOSE_DELAY=-1", "skail.retry.backoff.initial=0ms",
@@ -57,6 +65,9 @@ class MonitorOperationsBrowserTests {
 
     @Autowired
     SkailClient client;
+
+    @Autowired
+    SlowCounts slowCounts;
 
     @BeforeAll
     static void startBrowser() throws Exception {
@@ -187,18 +198,29 @@ class MonitorOperationsBrowserTests {
     }
 
     @Test
-    void countsTimeRangeBusinessKeysAndBulkActionsStayHiddenWithoutAnErrorUntilTheApiCanCount() {
-        waiting("sem-busca-1");
-        page.listExecutionsLike(base(), "sem-busca-1");
-        page.waitUntilShown(MonitorPage.row("sem-busca-1"));
+    void countsThatCannotBeReadShowAsUnknownWithTheReasonWhileTheListStillWorks() {
+        waiting("contagem-1");
+        this.slowCounts.answer503(true);
+        try {
+            page.listExecutionsLike(base(), "contagem-");
 
-        assertThat(page.shown(By.id("counts"))).isFalse();
-        assertThat(page.shown(By.id("filter-from"))).isFalse();
-        assertThat(page.shown(By.id("filter-tags"))).isFalse();
-        assertThat(page.shown(By.id("bulk-cancel"))).isFalse();
-        assertThat(page.shown(By.id("bulk-resume"))).isFalse();
-        assertThat(page.textOf(By.id("message"))).isEmpty();
-        assertThat(page.textOf(By.id("refresh-state"))).doesNotContain("failed");
+            page.waitUntilShown(MonitorPage.row("contagem-1"));
+            page.waitForText(By.id("message"), "Counts unavailable: " + SlowCounts.DETAIL);
+            assertThat(page.textOf(By.cssSelector("#counts button[data-status='']"))).isEqualTo("All\n–");
+            assertThat(page.textOf(By.cssSelector("#counts button[data-status='WAITING']"))).isEqualTo("WAITING\n–");
+            // the other filters and the list's paging still work
+            assertThat(page.shown(By.id("filter-tags"))).isTrue();
+            assertThat(page.textOf(By.id("page-number"))).isEqualTo("page 1");
+        }
+        finally {
+            this.slowCounts.answer503(false);
+        }
+
+        // once they can be read, they show, and the message goes
+        page.click(By.id("refresh-now"));
+        page.waitForText(By.cssSelector("#counts button[data-status='']"), "All\n1");
+        assertThat(page.textOf(By.cssSelector("#counts button[data-status='WAITING']"))).isEqualTo("WAITING\n1");
+        page.waitForText(By.id("message"), "");
     }
 
     private void waiting(String taskId) {
@@ -217,5 +239,35 @@ class MonitorOperationsBrowserTests {
 
     private static JavascriptExecutor js() {
         return (JavascriptExecutor) browser;
+    }
+
+    /**
+     * Counts of a store too large to count within the request timeout: while switched on, {@code GET
+     * /api/v1/executions/counts} answers 503 as the API does when the store does not answer in time; every other
+     * route answers as usual.
+     */
+    static class SlowCounts extends OncePerRequestFilter {
+
+        static final String DETAIL = "the store did not answer within 5s";
+
+        private final AtomicBoolean on = new AtomicBoolean();
+
+        void answer503(boolean on) {
+            this.on.set(on);
+        }
+
+        @Override
+        protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                throws ServletException, IOException {
+            if (this.on.get() && request.getRequestURI().endsWith("/api/v1/executions/counts")) {
+                response.setStatus(503);
+                response.setHeader("Retry-After", "5");
+                response.setContentType("application/problem+json");
+                response.getWriter().write("{\"type\":\"about:blank\",\"title\":\"Store unavailable\",\"status\":503,"
+                        + "\"detail\":\"" + DETAIL + "\",\"instance\":\"/api/v1/executions/counts\"}");
+                return;
+            }
+            chain.doFilter(request, response);
+        }
     }
 }

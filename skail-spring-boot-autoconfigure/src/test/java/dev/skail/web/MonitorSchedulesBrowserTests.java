@@ -32,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The Monitor's Schedules section in a real headless Chromium: each schedule with its cron, zone and next tick, and a
- * link to the execution of its latest tick, which opens in the Monitor's detail view.
+ * link to the execution of its latest tick, which opens in the Monitor's detail view; the section refreshes with the
+ * list.
  */
 @SpringBootTest(classes = MonitorSchedulesBrowserTests.App.class, webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "skail.workload=vendas:v1.0.0",
@@ -77,9 +78,20 @@ class MonitorSchedulesBrowserTests {
             .contains(taskId).contains("v1.0.0");
         assertThat(textOf(By.cssSelector("#schedules tbody tr[data-function='limparCarrinhos']")))
             .contains("disabled");
+
+        // the next tick: the section refreshes with the list, no reload
+        Instant next = tick.plus(Duration.ofHours(1));
+        this.clock.advance(Duration.between(this.clock.instant(), next));
+        String nextTaskId = "relatorioDePedidos:" + next;
+        this.await.status(nextTaskId, ExecutionStatus.COMPLETED);
+        waiting().until((driver) -> driver.findElements(relatorio).stream()
+            .anyMatch((row) -> row.getText().contains(nextTaskId)));
+        // the previous tick is still in the list of executions
+        assertThat(textOf(By.cssSelector("#executions tbody tr[data-task-id='" + taskId + "']"))).contains(taskId);
+
         click(By.cssSelector("#schedules tbody tr[data-function='relatorioDePedidos'] a"));
         waiting().until((driver) -> driver.findElements(By.id("detail-title")).stream()
-            .anyMatch((title) -> title.getText().equals(taskId)));
+            .anyMatch((title) -> title.getText().equals(nextTaskId)));
         waiting().until((driver) -> driver.findElements(By.id("detail-status")).stream()
             .anyMatch((status) -> status.getText().equals("COMPLETED")));
     }

@@ -11,8 +11,8 @@ const state = {
     filters: { status: '', function: '', id: '', timeField: 'created', from: '', to: '', tags: [] },
     // the execution shown in the detail, null while the list is shown
     current: null,
-    // whether the API can search (counts, time range, business keys, bulk actions): null until asked
-    searchApi: null,
+    // the message that says the counts could not be read, cleared once they can
+    countsFailure: null,
     listScroll: 0,
     listRequest: 0,
     confirming: false,
@@ -238,21 +238,19 @@ function instant(local) {
     return isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-// the query of the filters; time range and business keys only once the API searches by them
+// the query of the filters (GET /api/v1/executions, its counts and the bulk actions take the same parameters)
 function filterParams(filters, withStatus) {
     const params = new URLSearchParams();
     if (withStatus && filters.status) params.set('status', filters.status);
     if (filters.function) params.set('function', filters.function);
     if (filters.id) params.set('id', filters.id);
-    if (state.searchApi === true) {
-        const field = filters.timeField === 'updated' ? 'updated' : 'created';
-        const from = filters.from ? instant(filters.from) : null;
-        const to = filters.to ? instant(filters.to) : null;
-        if (from) params.set(field + 'From', from);
-        if (to) params.set(field + 'To', to);
-        for (const tag of filters.tags) {
-            params.append('tag', tag);
-        }
+    const field = filters.timeField === 'updated' ? 'updated' : 'created';
+    const from = filters.from ? instant(filters.from) : null;
+    const to = filters.to ? instant(filters.to) : null;
+    if (from) params.set(field + 'From', from);
+    if (to) params.set(field + 'To', to);
+    for (const tag of filters.tags) {
+        params.append('tag', tag);
     }
     return params;
 }
@@ -262,11 +260,9 @@ function describeFilters(filters) {
     if (filters.status) parts.push('status ' + filters.status);
     if (filters.function) parts.push('function ' + filters.function);
     if (filters.id) parts.push('id containing "' + filters.id + '"');
-    if (state.searchApi === true) {
-        if (filters.from) parts.push(filters.timeField + ' from ' + localTime(new Date(filters.from)));
-        if (filters.to) parts.push(filters.timeField + ' to ' + localTime(new Date(filters.to)));
-        if (filters.tags.length) parts.push('business keys ' + filters.tags.join(', '));
-    }
+    if (filters.from) parts.push(filters.timeField + ' from ' + localTime(new Date(filters.from)));
+    if (filters.to) parts.push(filters.timeField + ' before ' + localTime(new Date(filters.to)));
+    if (filters.tags.length) parts.push('business keys ' + filters.tags.join(', '));
     return parts.length ? parts.join(', ') : 'no filter: every execution';
 }
 
@@ -283,6 +279,8 @@ async function loadList() {
     }
     setText($('workload'), page.workload + ':' + page.version);
     syncRows(document.querySelector('#executions tbody'), page.items, (execution) => execution.taskId, listRow);
+    $('no-executions').hidden = page.items.length > 0;
+    setText($('no-executions'), page.page === 0 ? 'No execution matches the filters.' : 'No executions on this page.');
     setText($('page-number'), 'page ' + (page.page + 1));
     $('previous-page').disabled = page.page === 0;
     $('next-page').disabled = !page.hasMore;
@@ -306,45 +304,33 @@ function listRow(execution) {
     return row;
 }
 
-// Counts by status over the filters other than the status (so that each count says how many a click on it shows).
-// Waits for GET /api/v1/executions/counts: while it answers 404 the bar, the time range, the business keys and the
-// bulk actions stay hidden, without an error.
+// Counts by status over the filters other than the status, so that each count says how many a click on it lists.
+// When they cannot be read (the store is unavailable: 503), they show as unknown and the failure is reported; the
+// list is read on its own and still shows.
 async function loadCounts() {
-    if (state.searchApi === false) {
-        return;
-    }
     let counts;
     try {
         counts = await api('/api/v1/executions/counts?' + filterParams(state.filters, false));
     }
     catch (e) {
-        if (e.status === 404 && state.searchApi !== true) {
-            searchApi(false);
-            return;
-        }
-        throw e;
+        renderCounts(null);
+        const failure = new Error('Counts unavailable: ' + e.message);
+        state.countsFailure = failure.message;
+        throw failure;
     }
-    if (!counts || typeof counts.total !== 'number') {
-        // an execution named "counts", not the counts
-        if (state.searchApi !== true) searchApi(false);
-        return;
+    if (state.countsFailure !== null && $('message').textContent === state.countsFailure) {
+        message('');
     }
-    if (state.searchApi !== true) {
-        searchApi(true);
-    }
+    state.countsFailure = null;
     renderCounts(counts);
 }
 
-function searchApi(available) {
-    state.searchApi = available;
-    $('counts').hidden = !available;
-    $('search-filters').hidden = !available;
-    $('bulk-actions').hidden = !available;
-}
-
+// the counts, or null when they are unknown
 function renderCounts(counts) {
     const bar = $('counts');
-    const entries = [['', 'All', counts.total]].concat(STATUSES.map((status) => [status, status, counts[status] || 0]));
+    const value = (count) => counts === null ? '–' : (count || 0);
+    const entries = [['', 'All', value(counts && counts.total)]]
+        .concat(STATUSES.map((status) => [status, status, value(counts && counts[status])]));
     if (bar.children.length !== entries.length) {
         bar.replaceChildren();
         for (const [status] of entries) {
@@ -362,6 +348,7 @@ function renderCounts(counts) {
         setText(button.querySelector('.count-value'), value);
         button.setAttribute('aria-pressed', String(state.filters.status === status));
     });
+    bar.classList.toggle('unknown', counts === null);
 }
 
 function filterByStatus(status) {
@@ -378,26 +365,36 @@ function applyFilters() {
     refreshNow(true);
 }
 
-// Resumes or cancels every execution the list's filters match, after the operator confirmed how many that is.
-// Waits for GET /api/v1/executions/counts and POST /api/v1/executions/{cancel,resume}?<filters>&expected=N: a 409
-// says the set changed meanwhile, and the operator confirms again with the new count.
+// Resumes or cancels every execution the list's filters match that the action applies to (cancel: those that have
+// not ended; resume: the FAILED ones), once the operator confirmed how many that is. The API acts only when the
+// confirmed count (expected) is still right; a 409 says how many match now, and the operator confirms again.
 async function bulk(action) {
     const filters = state.filters;
     const query = filterParams(filters, true);
-    let counts = await api('/api/v1/executions/counts?' + query);
+    const applies = (action === 'cancel' ? ['PENDING', 'RUNNING', 'WAITING'] : ['FAILED'])
+        .filter((status) => !filters.status || filters.status === status);
+    let expected = 0;
+    if (applies.length) {
+        const counts = await api('/api/v1/executions/counts?' + filterParams(filters, false));
+        expected = applies.reduce((sum, status) => sum + (counts[status] || 0), 0);
+    }
     let changed = false;
     for (;;) {
-        const expected = counts.total;
         if (expected === 0) {
-            message('No execution matches the filters (' + describeFilters(filters) + ')');
+            message((action === 'cancel' ? 'No execution that has not ended' : 'No FAILED execution')
+                + ' matches the filters (' + describeFilters(filters) + '): none to ' + action);
             return;
         }
+        const plural = expected !== 1;
         const question = (changed ? 'The filtered set changed meanwhile. ' : '')
-            + (action === 'cancel' ? 'Cancel ' : 'Resume ') + expected + ' execution' + (expected === 1 ? '' : 's')
+            + (action === 'cancel'
+                ? 'Cancel ' + expected + ' execution' + (plural ? 's that have not ended' : ' that has not ended')
+                : 'Resume ' + expected + ' FAILED execution' + (plural ? 's' : ''))
             + ' (' + describeFilters(filters) + ')? '
-            + (action === 'cancel' ? 'Those that have ended are skipped; the others see SkailCancelledException '
-                + 'at their current step, may compensate, and end CANCELLED.'
-                : 'Only FAILED executions are resumed; the others are skipped.');
+            + (action === 'cancel' ? 'Each sees SkailCancelledException at its current step, may compensate, and '
+                + 'ends CANCELLED.'
+                : 'Commands already recorded do not run again; the failed command and the function start their '
+                + 'attempts over.');
         if (!confirmAction(question)) {
             return;
         }
@@ -407,6 +404,7 @@ async function bulk(action) {
             const done = await api('/api/v1/executions/' + action + '?' + params, { method: 'POST' });
             message((action === 'cancel' ? 'Cancel requested for ' : 'Resumed ') + done.acted + ' of ' + done.matched
                 + ' execution' + (done.matched === 1 ? '' : 's') + (done.skipped ? '; ' + done.skipped + ' skipped' : ''));
+            refreshNow(false);
             settle();
             return;
         }
@@ -414,10 +412,45 @@ async function bulk(action) {
             if (e.status !== 409) {
                 throw e;
             }
-            counts = await api('/api/v1/executions/counts?' + query);
+            // how many match now; re-counted when the answer does not say
+            const matched = e.body && typeof e.body.matched === 'number' ? e.body.matched : null;
+            expected = matched !== null ? matched : await recount(filters, applies);
             changed = true;
         }
     }
+}
+
+async function recount(filters, applies) {
+    const counts = await api('/api/v1/executions/counts?' + filterParams(filters, false));
+    return applies.reduce((sum, status) => sum + (counts[status] || 0), 0);
+}
+
+// ---- schedules ----
+
+// the application's schedules (GET /api/v1/schedules), under the list; hidden when there are none or they cannot be
+// read (the list reports what went wrong with the store)
+async function loadSchedules() {
+    let page;
+    try {
+        page = await api('/api/v1/schedules');
+    }
+    catch (e) {
+        return;
+    }
+    const items = (page && page.items) || [];
+    syncRows(document.querySelector('#schedules tbody'), items, (schedule) => schedule.function, scheduleRow);
+    $('schedules-view').hidden = items.length === 0;
+}
+
+function scheduleRow(schedule) {
+    const row = el('tr');
+    row.dataset.function = schedule.function;
+    const disabled = schedule.cron === '-';
+    // the latest tick's execution opens in the detail view (its address is /skail#<id>)
+    row.append(cell(schedule.function), cell(disabled ? 'disabled' : schedule.cron), cell(schedule.zone),
+        cell(time(schedule.nextTick)), cell(schedule.lastTaskId ? link(schedule.lastTaskId) : ''),
+        cell((schedule.version || '') + (schedule.declaredHere ? '' : ' (not by this runtime)')));
+    return row;
 }
 
 // ---- one execution ----
@@ -630,7 +663,13 @@ async function refreshNow(explicit) {
             await renderDetail();
         }
         else {
-            await Promise.all([loadList(), loadCounts()]);
+            // each part shows what it could read; the list's failure is reported first
+            const [list, counts] = await Promise.allSettled([loadList(), loadCounts(), loadSchedules()]);
+            for (const part of [list, counts]) {
+                if (part.status === 'rejected') {
+                    throw part.reason;
+                }
+            }
         }
         showRefreshState();
     }
