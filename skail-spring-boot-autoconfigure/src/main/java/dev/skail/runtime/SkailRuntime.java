@@ -531,7 +531,8 @@ public class SkailRuntime {
         if (matched != expected) {
             throw new CountChanged(action, matched, expected);
         }
-        List<String> ids = request(() -> this.store.search(eligible, 0, Math.max(1, max)).stream()
+        // never more than the operator confirmed: executions that match since the count was taken are left alone
+        List<String> ids = request(() -> this.store.search(eligible, 0, (int) Math.max(1, Math.min(max, expected))).stream()
             .map(ExecutionRow::taskId).toList());
         int acted = 0;
         for (String taskId : ids) {

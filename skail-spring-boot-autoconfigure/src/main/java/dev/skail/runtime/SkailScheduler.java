@@ -68,7 +68,7 @@ public class SkailScheduler implements SmartLifecycle {
 
     private volatile boolean registered;
 
-    private volatile @Nullable RuntimeException lastFailure;
+    private volatile @Nullable Throwable lastFailure;
 
     /**
      * @param runtime the runtime whose catalog declares the schedules and whose worker runs their executions
@@ -96,6 +96,8 @@ public class SkailScheduler implements SmartLifecycle {
         executor.setRemoveOnCancelPolicy(true);
         this.executor = executor;
         this.registered = false;
+        // a poll queued when the previous executor was shut down never ran: it must not block the next nudge
+        this.pollPending.set(false);
         this.running = true;
         // at once, so that the schedules read after start-up are this deployment's; a store that does not answer
         // quickly leaves it to the scheduler's thread, which tries again until it does
@@ -150,7 +152,8 @@ public class SkailScheduler implements SmartLifecycle {
             }
             this.lastFailure = null;
         }
-        catch (RuntimeException ex) {
+        catch (RuntimeException | Error ex) {
+            // an Error too: the thread reschedules itself below, or no schedule would ever fire again
             if (this.lastFailure == null) {
                 logger.warn("skail scheduler could not read or start the schedules; it tries again in "
                         + Math.min(delay, 1000) + " ms: " + ex.getMessage());

@@ -1,0 +1,66 @@
+package dev.skail.platform.jdbc;
+
+import java.util.Locale;
+
+/**
+ * Makes an H2 store URL as durable as the default one. H2 writes a committed transaction to its file up to
+ * {@code WRITE_DELAY} milliseconds (500 by default) after the commit returns, through a background writer of its own;
+ * the store's sync ({@code CHECKPOINT SYNC}, see {@code H2GroupSync}) does not wait for a write that writer has in
+ * hand, so an acknowledged step could be lost with the power. {@code WRITE_DELAY=0} writes before the commit returns,
+ * and the sync that follows covers it. H2 applies a URL's settings on every new connection, so the URL itself must
+ * not ask for a delay.
+ */
+public final class H2Urls {
+
+    private static final String WRITE_DELAY = "WRITE_DELAY";
+
+    private H2Urls() {
+    }
+
+    /**
+     * The URL with {@code ;WRITE_DELAY=0} appended when it names an embedded H2 file database that does not set
+     * {@code WRITE_DELAY}. In-memory databases (nothing to lose) and other databases are returned as they are, and so
+     * are H2 server URLs ({@code tcp:}, {@code ssl:}) that do not set it: the server owns that setting.
+     * @param url the store's JDBC URL
+     * @return the URL to connect with
+     * @throws IllegalArgumentException when an H2 URL sets {@code WRITE_DELAY} to anything but 0
+     */
+    public static String durable(String url) {
+        String lower = url.toLowerCase(Locale.ROOT);
+        if (!lower.startsWith("jdbc:h2:")) {
+            return url;
+        }
+        String database = lower.substring("jdbc:h2:".length());
+        if (database.startsWith("mem:") || database.startsWith("memfs:") || database.startsWith("memlzf:")) {
+            return url;
+        }
+        String[] parts = url.split(";");
+        for (int i = 1; i < parts.length; i++) {
+            int equals = parts[i].indexOf('=');
+            String key = (equals >= 0) ? parts[i].substring(0, equals) : parts[i];
+            if (key.trim().equalsIgnoreCase(WRITE_DELAY)) {
+                String value = (equals >= 0) ? parts[i].substring(equals + 1).trim() : "";
+                if (!isZero(value)) {
+                    throw new IllegalArgumentException("skail.store.url sets WRITE_DELAY=" + value + ": H2 would "
+                            + "acknowledge commits before writing them, and a crash would lose recorded steps (their "
+                            + "commands would run again). Remove WRITE_DELAY from skail.store.url, or set "
+                            + "WRITE_DELAY=0");
+                }
+                return url;
+            }
+        }
+        if (database.startsWith("tcp:") || database.startsWith("ssl:")) {
+            return url;
+        }
+        return url + (url.endsWith(";") ? "" : ";") + WRITE_DELAY + "=0";
+    }
+
+    private static boolean isZero(String value) {
+        try {
+            return Integer.parseInt(value) == 0;
+        }
+        catch (NumberFormatException ex) {
+            return false;
+        }
+    }
+}
