@@ -5,6 +5,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.skail.platform.StoreDeadline;
+
 /**
  * Makes the commits of an embedded H2 file durable before anyone is told they are recorded, one {@code fsync} for
  * many commits (group commit).
@@ -54,7 +56,14 @@ final class H2GroupSync {
                     break;
                 }
                 try {
-                    this.lock.wait();
+                    // a request with a deadline (an HTTP trigger, a fire) answers 503 rather than wait for a disk
+                    // that hangs; the commit is made, so this is like a lost acknowledgement: a retry finds it there
+                    long remaining = StoreDeadline.remainingMillis();
+                    if (remaining == 0) {
+                        throw new SQLException("The store's sync to disk did not end before the request's deadline",
+                                "08000");
+                    }
+                    this.lock.wait(Math.max(0, remaining));
                 }
                 catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();

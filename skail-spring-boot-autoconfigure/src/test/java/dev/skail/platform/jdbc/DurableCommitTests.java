@@ -137,6 +137,24 @@ class DurableCommitTests {
     }
 
     @Test
+    void aRequestWithADeadlineDoesNotWaitForeverBehindASyncThatHangs() throws Exception {
+        open();
+        this.dataSource.holdSyncs();
+        CompletableFuture<?> first = CompletableFuture.runAsync(() -> this.store.create(execution("pedido-0")));
+        assertThat(this.dataSource.syncEntered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // an HTTP trigger, say: its deadline passes while the disk hangs, and it is told the store is unavailable
+        assertThatExceptionOfType(StoreUnavailableException.class).isThrownBy(() -> dev.skail.platform.StoreDeadline
+            .within(Duration.ofMillis(300), () -> this.store.create(execution("pedido-1"))));
+        assertThat(first).isNotDone();
+
+        this.dataSource.release();
+        first.get(10, TimeUnit.SECONDS);
+        // its commit was made: the caller's retry finds it there
+        assertThat(this.store.find("pedido-1")).isPresent();
+    }
+
+    @Test
     void aSyncThatFailsIsNotAnAcknowledgement() {
         open();
         this.dataSource.failSyncs();
