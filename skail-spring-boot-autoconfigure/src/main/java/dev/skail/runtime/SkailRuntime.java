@@ -298,7 +298,7 @@ public class SkailRuntime {
         return (served != null && !served.contains(row.version())) ? row.workload() + ":" + row.version() : null;
     }
 
-    private @Nullable Set<String> versionsServed(String workload) {
+    @Nullable Set<String> versionsServed(String workload) {
         long now = this.clock.millis();
         ServedVersions cached = this.served;
         if (cached == null || !cached.workload().equals(workload) || now - cached.at() > 1000) {

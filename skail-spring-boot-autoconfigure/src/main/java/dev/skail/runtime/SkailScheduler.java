@@ -147,6 +147,9 @@ public class SkailScheduler implements SmartLifecycle {
                 this.registered = true;
             }
             delay = startDueTicks();
+            if (!this.registered) {
+                delay = 0; // a schedule to register again (deleted by hand, or left by a version that stopped)
+            }
             if (this.lastFailure != null) {
                 logger.info("skail scheduler reaches the store again");
             }
@@ -273,6 +276,17 @@ public class SkailScheduler implements SmartLifecycle {
         if (row.cron().equals(schedule.cron()) && row.zone().equals(schedule.zone().getId())) {
             this.reportedDifferences.remove(schedule.function());
             return true;
+        }
+        // the version that stored it no longer runs (a rolling deployment whose old instance registered last, then
+        // stopped): nobody would start its ticks, so this runtime registers its own declaration again
+        java.util.Set<String> served = this.runtime.versionsServed(this.runtime.settings().workload());
+        if (served != null && !row.version().equals(this.runtime.settings().version())
+                && !served.contains(row.version())) {
+            logger.warn("skail schedule '" + schedule.function() + "' is stored with cron '" + row.cron() + "' by version "
+                    + row.version() + ", which no instance serves any more: this runtime registers its own, cron '"
+                    + schedule.cron() + "' in zone " + schedule.zone().getId());
+            this.registered = false;
+            return false;
         }
         if (this.reportedDifferences.add(schedule.function())) {
             logger.warn("skail schedule '" + schedule.function() + "' is stored with cron '" + row.cron() + "' and zone "

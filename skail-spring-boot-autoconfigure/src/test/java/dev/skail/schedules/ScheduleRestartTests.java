@@ -115,6 +115,47 @@ class ScheduleRestartTests {
         }
     }
 
+    @Test
+    void aScheduleLeftByAnOldVersionThatStoppedIsTakenBackByTheVersionStillRunning() {
+        Instant began = this.clock.instant();
+        try (ConfigurableApplicationContext current = ScheduleInstances.start(this.clock, this.store,
+                "skail.workload=vendas:v2.0.0", "schedules-test.relatorio.cron=0 */20 * * * *")) {
+            // late in a rolling deployment an instance of the old version restarts, registers its hourly cron, and
+            // then the deployment stops it
+            try (ConfigurableApplicationContext old = ScheduleInstances.start(this.clock, this.store,
+                    "skail.workload=vendas:v1.0.0")) {
+                assertThat(schedule(old, "relatorioDePedidos").cron()).isEqualTo("0 0 * * * *");
+            }
+
+            // at the next poll the running version finds the stored cron is of a version nobody serves: it
+            // registers its own again, and its ticks start from then
+            Instant now = this.clock.instant();
+            Instant poll = now.truncatedTo(ChronoUnit.HOURS)
+                .plus(Duration.ofMinutes(20 * (now.atZone(java.time.ZoneOffset.UTC).getMinute() / 20 + 1)));
+            if (poll.atZone(java.time.ZoneOffset.UTC).getMinute() == 0) {
+                poll = poll.plus(Duration.ofMinutes(20)); // not a tick of the old cron either
+            }
+            advanceTo(poll.plus(Duration.ofMinutes(1)));
+            Instant tick = poll.plus(Duration.ofMinutes(20));
+            awaitCondition(() -> "0 */20 * * * *".equals(schedule(current, "relatorioDePedidos").cron())
+                    && tick.equals(schedule(current, "relatorioDePedidos").nextTick()));
+            assertThat(schedule(current, "relatorioDePedidos").nextTick()).isEqualTo(tick);
+
+            advanceTo(tick);
+            ScheduleInstances.await(current).status("relatorioDePedidos:" + tick, ExecutionStatus.COMPLETED);
+            assertThat(ticksSince(current, "relatorioDePedidos", began)).containsExactly("relatorioDePedidos:" + tick);
+        }
+    }
+
+    /** Waits (up to 10 s) until the condition holds, checking it every 10 ms. */
+    private static void awaitCondition(java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("the condition within 10 s").isLessThan(deadline);
+            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+        }
+    }
+
     private Instant nextHour() {
         return this.clock.instant().truncatedTo(ChronoUnit.HOURS).plus(Duration.ofHours(1));
     }
