@@ -3,6 +3,7 @@ package dev.skail.benchmarks;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 import dev.skail.Skail;
 import dev.skail.SkailCommand;
@@ -18,6 +19,9 @@ public class BenchFunctions {
 
     /** E: {@link System#nanoTime()} when the body of an execution's first command started, by execution id. */
     static final Map<String, Long> FIRST_COMMAND_NANOS = new ConcurrentHashMap<>();
+
+    /** D: how many times {@link #wake(int)} ran (once per execution woken). */
+    static final LongAdder WOKEN = new LongAdder();
 
     /** How long {@link #sleeper(int)} sleeps: far beyond the run, the clock of D is moved past it. */
     static final Duration SLEEP = Duration.ofHours(1);
@@ -54,6 +58,13 @@ public class BenchFunctions {
     @SkailFunction
     public int sleeper(int x) {
         Skail.delay(SLEEP);
-        return inc(x);
+        return wake(x);
+    }
+
+    /** D's command: a no-op that counts its runs, so the harness need not ask the store until they have all run. */
+    @SkailCommand
+    public int wake(int x) {
+        WOKEN.increment();
+        return x + 1;
     }
 }

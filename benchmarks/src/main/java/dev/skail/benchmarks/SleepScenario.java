@@ -26,13 +26,14 @@ import org.springframework.context.ConfigurableApplicationContext;
  * once, in a JVM and application of their own.
  * <ul>
  * <li>Put to sleep: {@code callers} threads trigger them all; the time runs from the first trigger until the store
- * counts them all WAITING ({@link SkailClient#count}, read every 250 ms, or less often when a count takes longer than
- * a fifth of that: the harness's own load on the store stays small).</li>
+ * counts them all WAITING ({@link SkailClient#count}, read every 250 ms, or less often when a count takes long: the
+ * harness counts a ninth of the time at most, so that its own load on the store stays small).</li>
  * <li>Asleep: the threads alive and the heap used after a full GC, against the same figures after the warm-up (the
  * runtime idle, its pools at their working size). The harness's own caller threads are left out of the count.</li>
  * <li>Woken: skail's clock (a {@link VirtualClock}, as {@link SkailTestConfiguration} declares it) is moved past the
  * delay, which wakes the worker as a timer falling due would at its next poll; the time runs until the store counts
- * them all COMPLETED.</li>
+ * them all COMPLETED (asked once their command has run for all of them, which the command counts in this
+ * process).</li>
  * </ul>
  */
 public final class SleepScenario {
@@ -91,6 +92,7 @@ public final class SleepScenario {
 
         long wake = System.nanoTime();
         this.clock.advance(BenchFunctions.SLEEP.multipliedBy(2));
+        awaitCommands(warm + count);
         long woken = awaitCount(ExecutionStatus.COMPLETED, warm + count) - wake;
         Results.note("%d woken and completed in %.1f s", count, woken / 1e9);
 
@@ -124,6 +126,17 @@ public final class SleepScenario {
         awaitCount(ExecutionStatus.WAITING, count);
         this.clock.advance(BenchFunctions.SLEEP.multipliedBy(2));
         awaitCount(ExecutionStatus.COMPLETED, completedBefore + count);
+    }
+
+    /**
+     * Waits until the sleepers' command has run {@code expected} times in all, reading a counter in this process
+     * every 10 ms: the store is asked whether they have ended only once they have nearly all ended.
+     */
+    private void awaitCommands(long expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
+        while (BenchFunctions.WOKEN.sum() < expected && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
     }
 
     /** Triggers {@code count} sleepers from the caller threads; returns how long the triggers took, in nanoseconds. */
@@ -172,8 +185,8 @@ public final class SleepScenario {
             if (counts.getOrDefault(status, 0L) >= expected) {
                 return now;
             }
-            // a count of many rows is work for the store too: the harness keeps to a fifth of the time at most
-            Thread.sleep(Math.max(POLL.toMillis(), 4 * (now - before) / 1_000_000));
+            // a count of many rows is work for the store too: the harness keeps to a ninth of the time at most
+            Thread.sleep(Math.max(POLL.toMillis(), 8 * (now - before) / 1_000_000));
         }
         throw new IllegalStateException("the sleepers did not reach " + status + " in 30 minutes: "
                 + this.client.count(sleepers));
