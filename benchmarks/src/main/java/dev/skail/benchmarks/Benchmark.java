@@ -103,6 +103,7 @@ public final class Benchmark {
             Map<String, String> figures = new LinkedHashMap<>();
             String description;
             if (store.equals(Settings.H2)) {
+                figures.put("floor", CommitFloor.h2(Files.createDirectories(this.work.resolve("h2-floor"))));
                 description = measure(store, figures, (part) -> List.of("-Dskail.store.directory=" + this.work
                     .resolve("h2-" + part)), (name) -> List.of("--skail.store.directory=" + this.work.resolve("f-" + name)));
             }
@@ -163,6 +164,7 @@ public final class Benchmark {
         execute(url, username, password, "CREATE DATABASE " + database);
         try {
             String benchUrl = withDatabase(url, database);
+            figures.put("floor", CommitFloor.postgreSql(benchUrl, username, password));
             List<String> credentials = new ArrayList<>();
             if (username != null) {
                 credentials.add("skail.store.username=" + username);

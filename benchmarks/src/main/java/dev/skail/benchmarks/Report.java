@@ -62,6 +62,9 @@ final class Report {
                     + (durable ? "on" : "NOT both on"), "on", verdict(durable));
         }
         row("", "worker concurrency (skail.worker.concurrency)", get("store.concurrency"), "", "");
+        if (has("floor")) {
+            row("", "floor of a durable commit in this database, without skail", get("floor"), "", "");
+        }
     }
 
     private void a() {
