@@ -20,7 +20,6 @@ import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.ScheduleRow;
 import dev.skail.platform.ScheduleStore;
 import dev.skail.platform.jdbc.DeadlineDataSource;
-import dev.skail.platform.jdbc.H2Urls;
 import dev.skail.platform.jdbc.JdbcExecutionStore;
 import dev.skail.platform.jdbc.SqlDialect;
 import dev.skail.platform.jdbc.StoreExceptionOverride;
@@ -80,7 +79,7 @@ public final class SkailAutoConfiguration {
     @ConditionalOnMissingBean
     ExecutionStore skailExecutionStore(SkailProperties properties) {
         SkailProperties.Store store = properties.getStore();
-        String url = (store.getUrl() != null) ? durableUrl(store.getUrl()) : defaultUrl(store.getDirectory());
+        String url = (store.getUrl() != null) ? store.getUrl() : defaultUrl(store.getDirectory());
         SqlDialect dialect = SqlDialect.fromUrl(url);
         HikariConfig config = new HikariConfig();
         config.setPoolName("skail");
@@ -146,19 +145,11 @@ public final class SkailAutoConfiguration {
         }
     }
 
-    /** The application's store URL, made as durable as the default one (see {@link H2Urls#durable(String)}). */
-    static String durableUrl(String url) {
-        try {
-            return H2Urls.durable(url);
-        }
-        catch (IllegalArgumentException ex) {
-            throw new InvalidConfigurationPropertyValueException("skail.store.url", url, ex.getMessage());
-        }
-    }
-
     static String defaultUrl(Path directory) {
-        // FILE_LOCK=FS: the lock dies with the process; WRITE_DELAY=0: a commit is written before it returns
-        return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("skail") + ";FILE_LOCK=FS;WRITE_DELAY=0";
+        // FILE_LOCK=FS: the lock dies with the process. H2 keeps its default WRITE_DELAY: the store syncs every commit
+        // it acknowledges (H2GroupSync), and one sync then writes the commits of many executions at once.
+        // QUERY_CACHE_SIZE: the store's statements are parsed once per connection, not again and again (8 by default)
+        return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("skail") + ";FILE_LOCK=FS;QUERY_CACHE_SIZE=64";
     }
 
     /**

@@ -9,9 +9,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Makes the commits of an embedded H2 file durable before anyone is told they are recorded, one {@code fsync} for
  * many commits (group commit).
  * <p>
- * H2 writes each commit to its file ({@code WRITE_DELAY=0}) but leaves it in the operating system's cache: a power
- * loss can take it back. {@code CHECKPOINT SYNC} stores whatever is not yet written and forces the file to the
- * device. A thread that has committed takes a ticket and waits until a sync that began after its ticket has ended;
+ * H2 writes a commit to its file at once ({@code WRITE_DELAY=0}) or within {@code WRITE_DELAY} milliseconds (500 by
+ * default), and either way leaves it in the operating system's cache: a power loss can take it back.
+ * {@code CHECKPOINT SYNC} writes whatever is not written yet, all the waiting commits in one go, and forces the file to
+ * the device. A thread that has committed takes a ticket and waits until a sync that began after its ticket has ended;
  * whichever waiting thread finds no sync running performs the next one, for every commit ticketed until then. With
  * one writer that is one sync per commit; with many, one sync covers all the commits that arrived during the
  * previous one, so the cost of a sync is shared instead of queued.

@@ -31,6 +31,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import dev.skail.autoconfigure.SkailAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -157,6 +161,41 @@ class DurableCommitTests {
                 throw new IllegalStateException(ex);
             }
         }
+    }
+
+    @Test
+    void anApplicationsOwnH2FileStoreIsSyncedWhateverItsWriteDelay() {
+        String url = "jdbc:h2:file:" + this.directory.resolve("app").toAbsolutePath() + ";WRITE_DELAY=500";
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SkailAutoConfiguration.class))
+            .withPropertyValues("skail.workload=vendas:v1.0.0", "skail.worker.enabled=false",
+                    "skail.store.url=" + url)
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                JdbcExecutionStore store = context.getBean(JdbcExecutionStore.class);
+                long before = store.syncs().orElseThrow().syncs();
+                store.create(execution("pedido-1"));
+                assertThat(store.syncs().orElseThrow().syncs()).isGreaterThan(before);
+            });
+    }
+
+    @Test
+    void aStoreWhoseUserMayNotSyncDoesNotStartAndSaysWhy() throws Exception {
+        String url = "jdbc:h2:file:" + this.directory.resolve("shared").toAbsolutePath();
+        try (Connection admin = java.sql.DriverManager.getConnection(url, "sa", "");
+                Statement statement = admin.createStatement()) {
+            statement.execute("CREATE USER app PASSWORD 'app'");
+            statement.execute("CREATE SCHEMA loja AUTHORIZATION app");
+        }
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL(url + ";SCHEMA=LOJA");
+        h2.setUser("app");
+        h2.setPassword("app");
+        JdbcExecutionStore notAdmin = new JdbcExecutionStore(h2, SqlDialect.H2,
+                new StoreRetry(SqlDialect.H2, 1, Duration.ofMillis(1), Duration.ofMillis(5)), null);
+
+        assertThatExceptionOfType(RuntimeException.class).isThrownBy(notAdmin::initialize)
+            .withStackTraceContaining("must be an administrator")
+            .withStackTraceContaining("CHECKPOINT SYNC");
     }
 
     private void open() {
