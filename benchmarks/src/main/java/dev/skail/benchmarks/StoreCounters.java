@@ -101,9 +101,9 @@ abstract class StoreCounters implements AutoCloseable {
 
         @Override
         String describe() {
-            return "embedded H2 " + org.h2.engine.Constants.FULL_VERSION + " file store (the default: skail.store.directory="
-                    + this.directory + ", WRITE_DELAY=0, each commit synced to the device before it is acknowledged, "
-                    + "one sync for the commits that wait together)";
+            return "embedded H2 " + org.h2.engine.Constants.FULL_VERSION + " file store (the default, skail.store.directory="
+                    + this.directory + "; each commit synced to the device before it is acknowledged, one sync for the "
+                    + "commits that wait together)";
         }
 
         @Override
