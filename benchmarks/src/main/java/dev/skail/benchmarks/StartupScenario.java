@@ -1,0 +1,254 @@
+package dev.skail.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import dev.skail.benchmarks.startup.StartupApp;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Scenario F: the start-up time the starter adds to an application. {@link StartupApp} is launched in fresh JVMs
+ * (no JVM options) with the same arguments, interleaved: without the starter on its class path (Spring Boot's
+ * {@code spring-boot-starter} only), with it on a new store (the first start: the schema is created), and with it on
+ * an existing store (every later start: the schema is checked). One unmeasured launch of each comes first, so that the
+ * files they read are in the operating system's cache for all. The figure is the median JVM uptime when
+ * {@code SpringApplication.run} has returned, with the starter minus without it.
+ * <p>
+ * The starter's parts, read from Spring's start-up steps ({@code BufferingApplicationStartup}) and the log's times
+ * (milliseconds):
+ * <ul>
+ * <li>enhancer: creating the {@code SkailBeanEnhancer} bean (it creates skail's JSON codec), and running it as a bean
+ * factory post-processor (reading the functions, checking them, enhancing their beans);</li>
+ * <li>analyzer: the determinism analyzer, which the enhancer runs (its own log line), part of the enhancer's time;</li>
+ * <li>store: creating the store bean, split into the pool (HikariCP's {@code Starting...} to {@code Start completed.}),
+ * the first connection (to HikariCP's {@code Added connection conn0}: opening the H2 database, or a PostgreSQL session)
+ * and the schema (from then to the end of the bean: migration or check, and what the store does when it starts);</li>
+ * <li>other skail beans: every other bean whose name starts with {@code skail} (runtime, worker, scheduler, client,
+ * properties...);</li>
+ * <li>the rest of the added time is not attributed: loading the starter's classes and auto-configurations, their
+ * conditions, Spring AOP's proxy creator, the worker's start, and the pool's threads opening connections meanwhile.</li>
+ * </ul>
+ */
+final class StartupScenario {
+
+    static final String WITHOUT = "without";
+
+    static final String FRESH = "with-new-store";
+
+    static final String EXISTING = "with-existing-store";
+
+    private static final Pattern ANALYZER = Pattern.compile("determinism analyzer checked .* in (\\d+) ms");
+
+    private final Jvm jvm;
+
+    private final String classPathWith;
+
+    private final String classPathWithout;
+
+    private final int launches;
+
+    StartupScenario(Jvm jvm, String classPathWith, String classPathWithout, int launches) {
+        this.jvm = jvm;
+        this.classPathWith = classPathWith;
+        this.classPathWithout = classPathWithout;
+        this.launches = launches;
+    }
+
+    /**
+     * Runs the launches on one store and returns the figures ({@code F.<name>}).
+     * @param store how each launch reaches its store: given a name for it (new for each new-store launch), the
+     * {@code --skail.store...} arguments
+     */
+    Map<String, String> run(String label, java.util.function.Function<String, List<String>> store)
+            throws IOException, InterruptedException {
+        Map<String, List<Launch>> byVariant = new LinkedHashMap<>();
+        launch(label, WITHOUT, store.apply("unmeasured"));
+        launch(label, FRESH, store.apply("existing"));
+        for (int i = 1; i <= this.launches; i++) {
+            for (String variant : List.of(WITHOUT, FRESH, EXISTING)) {
+                List<String> arguments = store.apply(variant.equals(FRESH) ? "new" + i : "existing");
+                byVariant.computeIfAbsent(variant, (v) -> new ArrayList<>()).add(launch(label, variant, arguments));
+            }
+        }
+        Map<String, String> figures = new LinkedHashMap<>();
+        figures.put("F.launches", String.valueOf(this.launches));
+        byVariant.forEach((variant, launches) -> {
+            figures.put("F." + variant + ".uptime_ms", format(median(launches, (l) -> (double) l.uptimeMs())));
+            figures.put("F." + variant + ".run_ms", format(median(launches, Launch::runMs)));
+            figures.put("F." + variant + ".uptimes", launches.stream()
+                .map((l) -> String.valueOf(l.uptimeMs()))
+                .collect(Collectors.joining("/")));
+            if (!variant.equals(WITHOUT)) {
+                for (String part : launches.get(0).parts().keySet()) {
+                    figures.put("F." + variant + "." + part + "_ms",
+                            format(median(launches, (l) -> l.parts().getOrDefault(part, Double.NaN))));
+                }
+            }
+        });
+        return figures;
+    }
+
+    private Launch launch(String label, String variant, List<String> storeArguments)
+            throws IOException, InterruptedException {
+        List<String> arguments = new ArrayList<>(List.of("--skail.workload=startup:v1",
+                "--logging.pattern.console=%d{" + StartupApp.TIME + "} %-5level [%thread] %logger : %msg%n",
+                "--logging.level.com.zaxxer.hikari.pool.HikariPool=DEBUG"));
+        arguments.addAll(storeArguments);
+        List<String> lines = this.jvm.run(label + " F " + variant, List.of(),
+                variant.equals(WITHOUT) ? this.classPathWithout : this.classPathWith, StartupApp.class.getName(),
+                arguments, (line) -> line.startsWith("STARTUP"));
+        return Launch.parse(lines, !variant.equals(WITHOUT));
+    }
+
+    private static double median(List<Launch> launches, java.util.function.ToDoubleFunction<Launch> figure) {
+        double[] values = launches.stream().mapToDouble(figure).sorted().toArray();
+        int middle = values.length / 2;
+        return (values.length % 2 == 1) ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+    }
+
+    private static String format(double value) {
+        return String.format(Locale.ROOT, "%.1f", value);
+    }
+
+    /** The class path of the application without the starter: the harness's classes and spring-boot-starter's. */
+    static String classPathWithout(Path benchmarkClasses, Path baselineClassPathFile) throws IOException {
+        return benchmarkClasses + java.io.File.pathSeparator + Files.readString(baselineClassPathFile).trim();
+    }
+
+    /** One launch: its figures, and the starter's parts when it had the starter. */
+    record Launch(double runMs, long uptimeMs, Map<String, Double> parts) {
+
+        static Launch parse(List<String> lines, boolean withStarter) {
+            double runMs = -1;
+            long uptimeMs = -1;
+            Map<Long, Step> steps = new HashMap<>();
+            Map<String, Long> logTimes = new HashMap<>();
+            Double analyzer = null;
+            for (String line : lines) {
+                if (line.startsWith("STARTUP ")) {
+                    for (String pair : line.substring(8).split(" ")) {
+                        String[] kv = pair.split("=");
+                        if (kv[0].equals("run_ms")) {
+                            runMs = Double.parseDouble(kv[1]);
+                        }
+                        else if (kv[0].equals("uptime_ms")) {
+                            uptimeMs = Long.parseLong(kv[1]);
+                        }
+                    }
+                }
+                else if (line.startsWith("STEP ")) {
+                    Step step = Step.parse(line);
+                    steps.put(step.id(), step);
+                }
+                else {
+                    Long micros = logMicros(line);
+                    if (micros != null) {
+                        if (line.endsWith("skail - Starting...")) {
+                            logTimes.putIfAbsent("pool-start", micros);
+                        }
+                        else if (line.endsWith("skail - Start completed.")) {
+                            logTimes.putIfAbsent("pool-started", micros);
+                        }
+                        else if (line.contains("skail - Added connection ")) {
+                            logTimes.putIfAbsent("first-connection", micros);
+                        }
+                        Matcher matcher = ANALYZER.matcher(line);
+                        if (matcher.find()) {
+                            analyzer = Double.parseDouble(matcher.group(1));
+                        }
+                    }
+                }
+            }
+            if (runMs < 0 || uptimeMs < 0) {
+                throw new IllegalStateException("the application did not report its start-up");
+            }
+            Map<String, Double> parts = new LinkedHashMap<>();
+            if (withStarter) {
+                parts(steps, logTimes, analyzer, parts);
+            }
+            return new Launch(runMs, uptimeMs, parts);
+        }
+
+        private static void parts(Map<Long, Step> steps, Map<String, Long> logTimes, @Nullable Double analyzer,
+                Map<String, Double> parts) {
+            Step enhancerBean = find(steps, "spring.beans.instantiate", "beanName=skailBeanEnhancer;");
+            Step enhancerRun = find(steps, "spring.context.bean-factory.post-process", "SkailBeanEnhancer");
+            Step store = find(steps, "spring.beans.instantiate", "beanName=skailExecutionStore;");
+            double skailBeans = 0;
+            for (Step step : steps.values()) {
+                if (step.isSkailBean() && !(steps.containsKey(step.parent()) && steps.get(step.parent()).isSkailBean())) {
+                    skailBeans += step.micros();
+                }
+            }
+            parts.put("enhancer_bean", ms(enhancerBean.micros()));
+            parts.put("enhancer_run", ms(enhancerRun.micros()));
+            parts.put("analyzer", (analyzer != null) ? analyzer : Double.NaN);
+            parts.put("store", ms(store.micros()));
+            Long poolStart = logTimes.get("pool-start");
+            Long poolStarted = logTimes.get("pool-started");
+            Long firstConnection = logTimes.get("first-connection");
+            if (poolStart != null && poolStarted != null && firstConnection != null) {
+                parts.put("pool", ms(poolStarted - poolStart));
+                parts.put("first_connection", ms(firstConnection - poolStarted));
+                parts.put("schema", ms(store.start() + store.micros() - firstConnection));
+            }
+            parts.put("other_skail_beans", ms(skailBeans - enhancerBean.micros() - store.micros()));
+            parts.put("attributed", ms(skailBeans + enhancerRun.micros()));
+        }
+
+        private static Step find(Map<Long, Step> steps, String name, String tag) {
+            return steps.values()
+                .stream()
+                .filter((step) -> step.name().equals(name) && step.tags().contains(tag))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no start-up step " + name + " " + tag));
+        }
+
+        private static double ms(double micros) {
+            return micros / 1000.0;
+        }
+
+        /** The time of a log line (its first word, as {@link StartupApp#TIME}) in microseconds of the day. */
+        private static @Nullable Long logMicros(String line) {
+            int space = line.indexOf(' ');
+            if (space != StartupApp.TIME.length()) {
+                return null;
+            }
+            try {
+                return LocalTime.parse(line.substring(0, space)).toNanoOfDay() / 1000;
+            }
+            catch (RuntimeException ex) {
+                return null;
+            }
+        }
+    }
+
+    /** A start-up step: {@code STEP <name> <start> <duration µs> <id> <parent id> <tags>}. */
+    record Step(String name, long start, long micros, long id, long parent, String tags) {
+
+        static Step parse(String line) {
+            String[] parts = Arrays.copyOf(line.split(" "), 7);
+            return new Step(parts[1], LocalTime.parse(parts[2]).toNanoOfDay() / 1000, Long.parseLong(parts[3]),
+                    Long.parseLong(parts[4]), Long.parseLong(parts[5]), (parts[6] != null) ? parts[6] : "");
+        }
+
+        /** A bean of the starter: named {@code skail...}, or one of its auto-configuration classes. */
+        boolean isSkailBean() {
+            return this.name.equals("spring.beans.instantiate")
+                    && (this.tags.startsWith("beanName=skail") || this.tags.startsWith("beanName=dev.skail."));
+        }
+    }
+}
