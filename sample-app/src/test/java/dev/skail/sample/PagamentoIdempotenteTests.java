@@ -13,7 +13,7 @@ import dev.skail.SkailClient;
 import dev.skail.SkailExecution;
 import dev.skail.SkailStep;
 import dev.skail.test.SkailAwait;
-import dev.skail.test.SkailTestConfiguration;
+import dev.skail.test.SkailTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,8 +21,6 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -42,10 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Seed 003's case against a payment gateway played by WireMock: the gateway creates the charge but its answer
  * times out; the retry looks the charge up by its externalReference and uses it: exactly one charge is created.
  */
-@SpringBootTest(properties = { "skail.store.url=jdbc:h2:mem:pagamento-${random.uuid};DB_CLOSE_DELAY=-1",
-        "skail.retry.backoff.initial=0ms", "skail.retry.backoff.max=0ms", "sample.prazo-confirmacao=0s",
-        "sample.gateway-timeout=300ms", "sample.latency=0ms" })
-@Import(SkailTestConfiguration.class)
+@SkailTest(properties = { "skail.retry.backoff.initial=0ms", "skail.retry.backoff.max=0ms",
+        "sample.prazo-confirmacao=0s", "sample.gateway-timeout=300ms", "sample.latency=0ms" })
 class PagamentoIdempotenteTests {
 
     static final WireMockServer gateway = new WireMockServer(options().dynamicPort());

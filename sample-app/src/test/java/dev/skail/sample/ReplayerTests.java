@@ -18,15 +18,13 @@ import dev.skail.SkailNonDeterministicException;
 import dev.skail.runtime.LocalReplay;
 import dev.skail.test.SkailAwait;
 import dev.skail.test.SkailReplayer;
-import dev.skail.test.SkailTestConfiguration;
+import dev.skail.test.SkailTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -35,11 +33,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * Local replay of a production execution: the history downloaded from the HTTP API replays cleanly against the
  * current code with no database and no effects, and fails naming the step after the sequence of steps changed.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = { "skail.store.url=jdbc:h2:mem:replayer-${random.uuid};DB_CLOSE_DELAY=-1",
-                "skail.retry.backoff.initial=0ms", "skail.retry.backoff.max=0ms", "sample.latency=0ms",
+@SkailTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = { "skail.retry.backoff.initial=0ms", "skail.retry.backoff.max=0ms", "sample.latency=0ms",
                 "sample.gateway-failures=1", "sample.prazo-confirmacao=0s" })
-@Import(SkailTestConfiguration.class)
 class ReplayerTests {
 
     private static final SampleProperties PROPERTIES = new SampleProperties(null, Duration.ofSeconds(1), 0,

@@ -16,6 +16,8 @@ import org.springframework.context.annotation.Primary;
  * {@link VirtualClock} becomes skail's clock (the bean {@code skailClock}) and the application's primary
  * {@link java.time.Clock}, so the runtime, its leases and the application's code read time from it,
  * and advancing it wakes the worker and the scheduler at once. Also provides a {@link SkailAwait}.
+ * <p>
+ * {@link SkailTest} imports it, and gives the test a fresh in-memory store as well.
  */
 @Configuration(proxyBeanMethods = false)
 public class SkailTestConfiguration {
