@@ -149,7 +149,7 @@ final class Report {
             extrapolated = String.format(Locale.ROOT, "; %.0f MiB extrapolated to %,d", heap, SLEEPERS_TARGET);
         }
         row("D", String.format(Locale.ROOT, "%,d executions asleep (Skail.delay, then one command): heap used after GC",
-                sleepers), String.format(Locale.ROOT, "%.0f MiB (%.0f MiB idle before; %.0f bytes per sleeping "
+                sleepers), String.format(Locale.ROOT, "%.0f MiB (%.0f MiB idle before; %.1f bytes per sleeping "
                         + "execution%s)", num("D.heap_asleep_mib"), num("D.heap_idle_mib"),
                         num("D.heap_bytes_per_sleeper"), extrapolated),
                 "< 256 MiB for 100,000", verdict(heap < 256));
