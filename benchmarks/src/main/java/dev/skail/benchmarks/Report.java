@@ -54,8 +54,10 @@ final class Report {
         if (h2() && has("whole.commits")) {
             row("", "durability: commits synced to the device before they were acknowledged / syncs, in A, B, C, E and "
                     + "their warm-up",
-                    String.format(Locale.ROOT, "%,d / %,d (%.2f commits per sync)", (long) num("whole.commits"),
-                            (long) num("whole.syncs"), num("whole.commits") / Math.max(1, num("whole.syncs"))),
+                    String.format(Locale.ROOT, "%,d / %,d (%.2f syncs per commit, %.2f commits per sync)",
+                            (long) num("whole.commits"), (long) num("whole.syncs"),
+                            num("whole.syncs") / Math.max(1, num("whole.commits")),
+                            num("whole.commits") / Math.max(1, num("whole.syncs"))),
                     "every commit synced", verdict(durable));
         }
         else {
