@@ -54,8 +54,10 @@ final class Report {
         if (h2() && has("whole.commits")) {
             row("", "durability: commits synced to the device before they were acknowledged / syncs, in A, B, C, E and "
                     + "their warm-up",
-                    String.format(Locale.ROOT, "%,d / %,d (%.2f commits per sync)", (long) num("whole.commits"),
-                            (long) num("whole.syncs"), num("whole.commits") / Math.max(1, num("whole.syncs"))),
+                    String.format(Locale.ROOT, "%,d / %,d (%.2f syncs per commit, %.2f commits per sync)",
+                            (long) num("whole.commits"), (long) num("whole.syncs"),
+                            num("whole.syncs") / Math.max(1, num("whole.commits")),
+                            num("whole.commits") / Math.max(1, num("whole.syncs"))),
                     "every commit synced", verdict(durable));
         }
         else {
@@ -149,7 +151,7 @@ final class Report {
             extrapolated = String.format(Locale.ROOT, "; %.0f MiB extrapolated to %,d", heap, SLEEPERS_TARGET);
         }
         row("D", String.format(Locale.ROOT, "%,d executions asleep (Skail.delay, then one command): heap used after GC",
-                sleepers), String.format(Locale.ROOT, "%.0f MiB (%.0f MiB idle before; %.0f bytes per sleeping "
+                sleepers), String.format(Locale.ROOT, "%.0f MiB (%.0f MiB idle before; %.1f bytes per sleeping "
                         + "execution%s)", num("D.heap_asleep_mib"), num("D.heap_idle_mib"),
                         num("D.heap_bytes_per_sleeper"), extrapolated),
                 "< 256 MiB for 100,000", verdict(heap < 256));
