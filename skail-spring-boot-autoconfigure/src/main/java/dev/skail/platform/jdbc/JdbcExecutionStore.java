@@ -1340,7 +1340,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 consumedPosition);
     }
 
-    private static int update(Connection connection, String sql, @Nullable Object... values) throws SQLException {
+    /** Runs one statement with its values bound in order ({@code null} as SQL NULL); also the schedule store's. */
+    static int update(Connection connection, String sql, @Nullable Object... values) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             for (int i = 0; i < values.length; i++) {
                 Object value = values[i];
@@ -1356,13 +1357,22 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     private <T> T inTransaction(SqlWork<T> work) throws SQLException {
-        try (Connection connection = this.dataSource.getConnection()) {
+        return inTransaction(this.dataSource, this.customization, work);
+    }
+
+    /**
+     * Runs the work in one transaction on a connection of its own, and returns once its commit would survive a power
+     * loss ({@link JdbcCustomization#committed}); also how {@link JdbcScheduleStore} writes.
+     */
+    static <T> T inTransaction(DataSource dataSource, JdbcCustomization customization, SqlWork<T> work)
+            throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             try {
                 T result = work.run(connection);
                 connection.commit();
                 // not told it is recorded before it would survive a power loss
-                this.customization.committed(connection);
+                customization.committed(connection);
                 return result;
             }
             catch (SQLException | RuntimeException ex) {

@@ -5,7 +5,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
-import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -161,37 +160,10 @@ final class JdbcScheduleStore implements ScheduleStore {
     }
 
     private static int update(Connection connection, String sql, @Nullable Object... values) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            for (int i = 0; i < values.length; i++) {
-                if (values[i] == null) {
-                    ps.setNull(i + 1, Types.NULL);
-                }
-                else {
-                    ps.setObject(i + 1, values[i]);
-                }
-            }
-            return ps.executeUpdate();
-        }
+        return JdbcExecutionStore.update(connection, sql, values);
     }
 
     private <T> T inTransaction(JdbcExecutionStore.SqlWork<T> work) throws SQLException {
-        try (Connection connection = this.dataSource.getConnection()) {
-            connection.setAutoCommit(false);
-            try {
-                T result = work.run(connection);
-                connection.commit();
-                this.customization.committed(connection);
-                return result;
-            }
-            catch (SQLException | RuntimeException ex) {
-                try {
-                    connection.rollback();
-                }
-                catch (SQLException rollbackFailure) {
-                    ex.addSuppressed(rollbackFailure);
-                }
-                throw ex;
-            }
-        }
+        return JdbcExecutionStore.inTransaction(this.dataSource, this.customization, work);
     }
 }
