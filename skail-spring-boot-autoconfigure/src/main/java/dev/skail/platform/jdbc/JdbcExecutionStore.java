@@ -646,7 +646,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         List<Lease> lost = new ArrayList<>();
         for (Lease lease : leases) {
             boolean heldByAnother = this.retry.run("renew the lease on " + lease.taskId(),
-                    () -> inTransaction(connection -> !fence(connection, lease, now, leaseUntil)
+                    () -> inTransactionUnsynced(connection -> !renewLease(connection, lease, leaseUntil)
                             && heldByAnother(connection, lease)));
             if (heldByAnother) {
                 lost.add(lease);
@@ -657,6 +657,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public void recordStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil) {
+        if (this.dialect == SqlDialect.POSTGRESQL && this.retry.run("record step " + step.position() + " of "
+                + lease.taskId(), () -> recordNewStep(lease, step, attempt, now, leaseUntil))) {
+            return;
+        }
         this.retry.run("record step " + step.position() + " of " + lease.taskId(), () -> inTransaction(connection -> {
             requireLease(connection, lease, now, leaseUntil);
             writeStep(connection, step);
@@ -665,6 +669,66 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             }
             return null;
         }));
+    }
+
+    /**
+     * The usual step on PostgreSQL, a new one, in one statement and one round trip: the fence, the step and its attempt
+     * are data-modifying parts of one statement, committed on its own (no BEGIN, no COMMIT to send). The inserts read
+     * from the fence, so a runner that lost its lease writes nothing.
+     * @return whether the step and its attempt were inserted; {@code false} when the position or the attempt was taken
+     * (a PENDING step to complete, or a retry of a step whose acknowledgement was lost): the general path decides
+     * @throws LeaseLostException if the lease is no longer held
+     */
+    private boolean recordNewStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil)
+            throws SQLException {
+        StringBuilder sql = new StringBuilder("WITH fence AS (UPDATE skail_execution SET lease_until = ?, "
+                + "updated_at = CASE WHEN updated_at <= ? THEN ? ELSE updated_at END WHERE task_id = ? "
+                + "AND lease_token = ? AND status = 'RUNNING' RETURNING task_id), step AS (INSERT INTO skail_step ("
+                + STEP_COLUMNS + ") SELECT CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS VARCHAR), "
+                + "CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS VARCHAR), "
+                + "CAST(? AS INT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR) FROM fence "
+                + "ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
+        List<@Nullable Object> values = new ArrayList<>(List.of(leaseUntil, now - UPDATED_AT_GRANULARITY_MILLIS, now,
+                lease.taskId(), lease.token()));
+        values.addAll(java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(),
+                step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
+                step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId()));
+        if (attempt != null) {
+            sql.append(", attempt AS (INSERT INTO skail_attempt (").append(ATTEMPT_COLUMNS).append(") SELECT "
+                    + "CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS INT), "
+                    + "CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS VARCHAR), "
+                    + "CAST(? AS BIGINT) FROM step ON CONFLICT (task_id, position, function_attempt, number) "
+                    + "DO NOTHING RETURNING 1)");
+            values.addAll(java.util.Arrays.asList(attempt.taskId(), attempt.position(), attempt.name(),
+                    attempt.functionAttempt(), attempt.number(), attempt.startedAt(), attempt.endedAt(),
+                    attempt.outcome(), attempt.error(), attempt.decision(), attempt.backoffMillis()));
+            sql.append(" SELECT (SELECT COUNT(*) FROM fence), (SELECT COUNT(*) FROM step), (SELECT COUNT(*) FROM attempt)");
+        }
+        else {
+            sql.append(" SELECT (SELECT COUNT(*) FROM fence), (SELECT COUNT(*) FROM step), 1");
+        }
+        try (Connection connection = this.dataSource.getConnection()) {
+            connection.setAutoCommit(true);
+            try (PreparedStatement ps = connection.prepareStatement(sql.toString())) {
+                for (int i = 0; i < values.size(); i++) {
+                    Object value = values.get(i);
+                    if (value == null) {
+                        ps.setNull(i + 1, Types.NULL);
+                    }
+                    else {
+                        ps.setObject(i + 1, value);
+                    }
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getLong(1) == 0) {
+                        throw new LeaseLostException(lease.taskId());
+                    }
+                    // the attempt is inserted from the step's row: a step taken already leaves it to the general path
+                    return rs.getLong(2) == 1 && rs.getLong(3) == 1;
+                }
+            }
+        }
     }
 
     @Override
@@ -1057,7 +1121,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public void heartbeat(String instanceId, String workload, String version, long now) {
-        this.retry.run("note runtime " + instanceId, () -> inTransaction(connection -> {
+        this.retry.run("note runtime " + instanceId, () -> inTransactionUnsynced(connection -> {
             if (update(connection, "UPDATE skail_runtime SET seen_at = ?, workload = ?, version = ? "
                     + "WHERE instance_id = ?", now, workload, version, instanceId) == 0) {
                 insertIfAbsent(connection, "INSERT INTO skail_runtime (instance_id, workload, version, started_at, "
@@ -1092,15 +1156,35 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         });
     }
 
+    /**
+     * How far {@code updated_at} may lag behind the last recorded step of a running execution: it follows every
+     * change of status at once, and the steps in between to the second.
+     */
+    static final long UPDATED_AT_GRANULARITY_MILLIS = 1000;
+
     private void requireLease(Connection connection, Lease lease, long now, long leaseUntil) throws SQLException {
         if (!fence(connection, lease, now, leaseUntil)) {
             throw new LeaseLostException(lease.taskId());
         }
     }
 
+    /**
+     * Checks that the lease is still held, and extends it, in the transaction's first statement: a runner that lost
+     * it (another took the execution over) writes nothing. {@code updated_at} moves only when it is at least
+     * {@link #UPDATED_AT_GRANULARITY_MILLIS} behind: a function recording many steps a second changes no indexed
+     * column on most steps, so H2 leaves the execution's indexes alone and PostgreSQL updates the row in place
+     * (a heap-only tuple) instead of adding an entry to each of its indexes.
+     */
     private boolean fence(Connection connection, Lease lease, long now, long leaseUntil) throws SQLException {
-        return update(connection, "UPDATE skail_execution SET lease_until = ?, updated_at = ? "
-                + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'", leaseUntil, now, lease.taskId(),
+        return update(connection, "UPDATE skail_execution SET lease_until = ?, updated_at = CASE WHEN updated_at <= ? "
+                + "THEN ? ELSE updated_at END WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'",
+                leaseUntil, now - UPDATED_AT_GRANULARITY_MILLIS, now, lease.taskId(), lease.token()) == 1;
+    }
+
+    /** Renews the lease only: a renewal is not a change of the execution, so {@code updated_at} stays. */
+    private boolean renewLease(Connection connection, Lease lease, long leaseUntil) throws SQLException {
+        return update(connection, "UPDATE skail_execution SET lease_until = ? "
+                + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'", leaseUntil, lease.taskId(),
                 lease.token()) == 1;
     }
 
@@ -1361,18 +1445,28 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     /**
+     * Runs bookkeeping that acknowledges nothing (a lease renewal, a runtime's heartbeat) in one transaction, without
+     * waiting for it to reach the disk: lost in a power loss, it is only done again.
+     */
+    private <T> T inTransactionUnsynced(SqlWork<T> work) throws SQLException {
+        return inTransaction(this.dataSource, null, work);
+    }
+
+    /**
      * Runs the work in one transaction on a connection of its own, and returns once its commit would survive a power
      * loss ({@link JdbcCustomization#committed}); also how {@link JdbcScheduleStore} writes.
      */
-    static <T> T inTransaction(DataSource dataSource, JdbcCustomization customization, SqlWork<T> work)
+    static <T> T inTransaction(DataSource dataSource, @Nullable JdbcCustomization customization, SqlWork<T> work)
             throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             try {
                 T result = work.run(connection);
                 connection.commit();
-                // not told it is recorded before it would survive a power loss
-                customization.committed(connection);
+                // not told it is recorded before it would survive a power loss (null: nobody is told anything)
+                if (customization != null) {
+                    customization.committed(connection);
+                }
                 return result;
             }
             catch (SQLException | RuntimeException ex) {

@@ -20,11 +20,16 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /** The store: one claim at a time (S14), fenced writes, schema versioning, id uniqueness (S13). */
 class JdbcExecutionStoreTests {
 
-    private JdbcExecutionStore store;
+    JdbcExecutionStore store;
 
     @BeforeEach
     void open() {
-        this.store = H2TestStore.open("store", "");
+        this.store = openStore();
+    }
+
+    /** A store on a fresh database of its own. */
+    JdbcExecutionStore openStore() {
+        return H2TestStore.open("store", "");
     }
 
     @AfterEach
@@ -111,6 +116,44 @@ class JdbcExecutionStoreTests {
             .isThrownBy(() -> this.store.recordStep(lease, other, null, 300, 30_000))
             .withMessageContaining("COMMAND 'reservarEstoque' COMPLETED, not COMMAND 'liberarEstoque' COMPLETED");
         assertThat(this.store.history("t-1").orElseThrow().steps()).containsExactly(step("t-1", 0));
+    }
+
+    @Test
+    void aPendingStepIsCompletedAtItsPositionAndAStepTakenByAnotherIsRefused() {
+        this.store.create(execution("t-1", 0));
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000, java.util.Set.of()).get(0);
+        StepRow pending = new StepRow("t-1", 0, StepRow.CHILD, "processarPedido", "[\"x\"]", StepRow.PENDING, null,
+                null, "key-0", 1, 200, 200, "t-1-0");
+        this.store.startChild(lease, pending, new ExecutionRow("t-1-0", "vendas", "v1", "processarPedido", "[\"x\"]",
+                ExecutionStatus.PENDING, null, null, 1, 0, 200L, 200, 200, "t-1"), List.of(), 200, 30_000);
+        StepRow completed = new StepRow("t-1", 0, StepRow.CHILD, "processarPedido", "[\"x\"]", StepRow.COMPLETED,
+                "{\"total\":1234.50}", null, "key-0", 1, 200, 900, "t-1-0");
+
+        this.store.recordStep(lease, completed, null, 900, 30_000);
+
+        assertThat(this.store.history("t-1").orElseThrow().steps()).containsExactly(completed);
+        assertThatExceptionOfType(StoreStatementException.class)
+            .isThrownBy(() -> this.store.recordStep(lease, step("t-1", 0), attempt("t-1", 0), 950, 30_000))
+            .withMessageContaining("position 0 already holds CHILD 'processarPedido' COMPLETED");
+    }
+
+    @Test
+    void updatedAtFollowsTheStepsToTheSecondAndARenewalIsNotAChange() {
+        this.store.create(execution("t-1", 0));
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000, java.util.Set.of()).get(0);
+        assertThat(this.store.find("t-1").orElseThrow().updatedAt()).isEqualTo(100);
+
+        // within a second of the last change: the execution's indexed columns stay as they are
+        this.store.recordStep(lease, step("t-1", 0), attempt("t-1", 0), 600, 30_600);
+        assertThat(this.store.find("t-1").orElseThrow().updatedAt()).isEqualTo(100);
+        this.store.recordStep(lease, step("t-1", 1), attempt("t-1", 1), 1_100, 31_100);
+        assertThat(this.store.find("t-1").orElseThrow().updatedAt()).isEqualTo(1_100);
+        assertThat(this.store.renew(List.of(lease), 9_000, 39_000)).isEmpty();
+        assertThat(this.store.find("t-1").orElseThrow().updatedAt()).isEqualTo(1_100);
+
+        // a change of status moves it at once
+        this.store.complete(lease, "\"ok\"", 9_100);
+        assertThat(this.store.find("t-1").orElseThrow().updatedAt()).isEqualTo(9_100);
     }
 
     private static ExecutionRow execution(String taskId, long createdAt) {
