@@ -40,6 +40,25 @@ public interface ExecutionStore {
     Optional<ExecutionRow> create(ExecutionRow execution, List<Tag> tags);
 
     /**
+     * Inserts a new execution already claimed by {@code owner} (RUNNING under a new lease), with its tags, in one
+     * transaction: how a trigger hands an execution straight to a free worker of its own process, with no poll and no
+     * claim of its own. Nobody else is told it is due. A store that cannot creates it PENDING, as {@link #create}
+     * does, and returns no lease (the default).
+     * @return the lease when it was created claimed; the existing execution when the id is taken
+     */
+    default Created createClaimed(ExecutionRow execution, List<Tag> tags, String owner, long leaseUntil) {
+        return new Created(create(execution, tags), null);
+    }
+
+    /**
+     * What {@link #createClaimed} did.
+     * @param existing the execution that has the id, when it was taken (nothing was created)
+     * @param lease the lease of the execution created claimed; {@code null} when it was created PENDING or not at all
+     */
+    record Created(Optional<ExecutionRow> existing, @Nullable Lease lease) {
+    }
+
+    /**
      * Inserts a new PENDING execution without tags, due at once.
      * @return empty when it was created; the existing execution when the id is taken
      */

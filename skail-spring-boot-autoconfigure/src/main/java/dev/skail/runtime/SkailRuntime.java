@@ -70,6 +70,8 @@ public class SkailRuntime {
 
     private volatile SkailInstrumentation instrumentation = SkailInstrumentation.NONE;
 
+    private volatile @Nullable SkailWorker localWorker;
+
     private volatile Runnable wakeUp = () -> {
     };
 
@@ -160,6 +162,11 @@ public class SkailRuntime {
     /** Runs {@code wakeUp} whenever new work is due at once (a trigger, an event, a resume): the worker polls. */
     void onNewWork(Runnable wakeUp) {
         this.wakeUp = wakeUp;
+    }
+
+    /** The worker that runs what this process's triggers create claimed, when it has a free slot. */
+    void onLocalStart(@Nullable SkailWorker worker) {
+        this.localWorker = worker;
     }
 
     /** Reports metrics and observations through this instrumentation. */
@@ -257,10 +264,37 @@ public class SkailRuntime {
         long now = this.clock.millis();
         ExecutionRow row = new ExecutionRow(taskId, workload, version, function, this.json.write(positional),
                 ExecutionStatus.PENDING, null, null, 1, 0, now, now, now, null);
-        Optional<ExecutionRow> existing = this.store.create(row, tags);
+        // a free worker slot here: the execution is created claimed and runs at once, without a poll or a claim
+        SkailWorker worker = this.localWorker;
+        boolean reserved = worker != null && worker.reserve();
+        Lease lease = null;
+        Optional<ExecutionRow> existing;
+        try {
+            if (reserved) {
+                ExecutionStore.Created created = this.store.createClaimed(row, tags,
+                        this.settings.instanceId(), leaseUntil());
+                existing = created.existing();
+                lease = created.lease();
+            }
+            else {
+                existing = this.store.create(row, tags);
+            }
+        }
+        finally {
+            if (reserved && lease == null) {
+                worker.unreserve();
+            }
+        }
         if (existing.isEmpty()) {
             this.instrumentation.executionStarted(function);
-            this.wakeUp.run();
+            if (lease != null) {
+                worker.startReserved(lease);
+                row = new ExecutionRow(taskId, workload, version, function, row.arguments(), ExecutionStatus.RUNNING,
+                        null, null, 1, 0, now, now, now, null);
+            }
+            else {
+                this.wakeUp.run();
+            }
             return new Triggered(this.views.execution(row, tags), true);
         }
         ExecutionRow found = existing.get();

@@ -93,6 +93,7 @@ public class SkailWorker implements SmartLifecycle {
         this.heartbeat = renewer;
         this.runtime.stopping(false);
         this.runtime.onNewWork(this::nudge);
+        this.runtime.onLocalStart(this);
         this.started = true;
         // other instances' triggers, events and ended children wake this worker too (PostgreSQL's notifications)
         this.dueListener = this.store.onDue(this.runtime.settings().workload(), this.runtime.settings().version(),
@@ -144,6 +145,47 @@ public class SkailWorker implements SmartLifecycle {
                 logger.warn("skail worker could not poll the store: " + ex.getMessage());
             }
             this.lastPollFailure = ex;
+        }
+    }
+
+    /**
+     * Takes a free slot for an execution a trigger of this process is about to create claimed: then the trigger hands
+     * it over with {@link #startReserved}, or gives the slot back with {@link #unreserve}.
+     * @return whether a slot was free (never while stopping)
+     */
+    boolean reserve() {
+        while (this.started && !this.runtime.isStopping()) {
+            int busy = this.busy.get();
+            if (busy >= this.concurrency) {
+                return false;
+            }
+            if (this.busy.compareAndSet(busy, busy + 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Gives back a slot {@link #reserve} took and no execution used. */
+    void unreserve() {
+        this.busy.decrementAndGet();
+    }
+
+    /** Runs the execution a trigger created claimed, in the slot it reserved: no poll, no claim. */
+    void startReserved(Lease lease) {
+        ThreadPoolExecutor pool = this.executor;
+        if (pool == null || this.running.putIfAbsent(lease.taskId(), lease) != null) {
+            unreserve();
+            this.store.release(lease, this.clock.millis());
+            return;
+        }
+        try {
+            pool.execute(() -> run(lease));
+        }
+        catch (RuntimeException ex) {
+            unreserve();
+            this.running.remove(lease.taskId(), lease);
+            this.store.release(lease, this.clock.millis());
         }
     }
 

@@ -390,6 +390,41 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }));
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One transaction, as {@link #create}: the row is inserted RUNNING under the new lease, so no poll of any instance
+     * takes it while the lease holds; if the process dies before it runs it, the lease ends and it is taken back as
+     * any execution whose runner died.
+     */
+    @Override
+    public Created createClaimed(ExecutionRow execution, List<Tag> tags, String owner, long leaseUntil) {
+        String token = java.util.UUID.randomUUID().toString();
+        Optional<ExecutionRow> existing = this.retry.run("create execution " + execution.taskId(),
+                () -> inTransaction(connection -> {
+                    try {
+                        update(connection, "INSERT INTO skail_execution (" + EXECUTION_COLUMNS + ", lease_owner, "
+                                + "lease_token, lease_until) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                                + "?, ?)", execution.taskId(), execution.workload(), execution.version(),
+                                execution.function(), execution.arguments(), execution.result(), execution.error(),
+                                execution.attempt(), execution.retriesUsed(), execution.nextRunAt(),
+                                execution.createdAt(), execution.updatedAt(), execution.parentTaskId(), owner, token,
+                                leaseUntil);
+                        insertTags(connection, execution.taskId(), tags);
+                        return Optional.<ExecutionRow>empty();
+                    }
+                    catch (SQLException ex) {
+                        if (this.dialect.isUniqueViolation(ex)) {
+                            connection.rollback();
+                            return Optional.of(findExecution(connection, execution.taskId())
+                                .orElseThrow(() -> new IllegalStateException("execution vanished", ex)));
+                        }
+                        throw ex;
+                    }
+                }));
+        return new Created(existing, existing.isEmpty() ? new Lease(execution.taskId(), owner, token) : null);
+    }
+
     /** Inserts the tags the execution does not have yet. */
     private void insertTags(Connection connection, String taskId, List<Tag> tags) throws SQLException {
         for (Tag tag : tags) {
