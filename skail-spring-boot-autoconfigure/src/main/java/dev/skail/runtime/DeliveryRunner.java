@@ -42,9 +42,17 @@ final class DeliveryRunner {
     }
 
     void deliver(Lease lease) {
+        deliver(lease, null);
+    }
+
+    /**
+     * @param known the history when it is known without reading it: an execution this process has just created
+     * claimed has no step yet (events fired at it meanwhile are read from the store when the function waits for them)
+     */
+    void deliver(Lease lease, @Nullable StoredHistory known) {
         StoredHistory history;
         try {
-            history = this.store.history(lease.taskId()).orElse(null);
+            history = (known != null) ? known : this.store.history(lease.taskId()).orElse(null);
         }
         catch (StoreUnavailableException ex) {
             // nothing ran: give the execution back at once rather than leave it for a whole lease (a statement the

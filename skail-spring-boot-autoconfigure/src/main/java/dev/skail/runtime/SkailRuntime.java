@@ -288,9 +288,9 @@ public class SkailRuntime {
         if (existing.isEmpty()) {
             this.instrumentation.executionStarted(function);
             if (lease != null) {
-                worker.startReserved(lease);
                 row = new ExecutionRow(taskId, workload, version, function, row.arguments(), ExecutionStatus.RUNNING,
                         null, null, 1, 0, now, now, now, null);
+                worker.startReserved(lease, new StoredHistory(row, List.of(), List.of(), List.of()));
             }
             else {
                 this.wakeUp.run();
@@ -354,6 +354,11 @@ public class SkailRuntime {
     /** Runs one delivery of the execution this lease holds. */
     void deliver(Lease lease) {
         new DeliveryRunner(this).deliver(lease);
+    }
+
+    /** Runs an execution this process has just created claimed, whose history is known: no step yet. */
+    void deliver(Lease lease, StoredHistory known) {
+        new DeliveryRunner(this).deliver(lease, known);
     }
 
     /** The arguments an execution was triggered with, decoded with the function's declared parameter types. */

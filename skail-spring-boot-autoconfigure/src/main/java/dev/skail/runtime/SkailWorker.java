@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
+import dev.skail.platform.StoredHistory;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -172,7 +173,7 @@ public class SkailWorker implements SmartLifecycle {
     }
 
     /** Runs the execution a trigger created claimed, in the slot it reserved: no poll, no claim. */
-    void startReserved(Lease lease) {
+    void startReserved(Lease lease, StoredHistory known) {
         ThreadPoolExecutor pool = this.executor;
         if (pool == null || this.running.putIfAbsent(lease.taskId(), lease) != null) {
             unreserve();
@@ -180,7 +181,7 @@ public class SkailWorker implements SmartLifecycle {
             return;
         }
         try {
-            pool.execute(() -> run(lease));
+            pool.execute(() -> run(lease, known));
         }
         catch (RuntimeException ex) {
             unreserve();
@@ -208,8 +209,17 @@ public class SkailWorker implements SmartLifecycle {
     }
 
     private void run(Lease lease) {
+        run(lease, null);
+    }
+
+    private void run(Lease lease, @Nullable StoredHistory known) {
         try {
-            this.runtime.deliver(lease);
+            if (known != null) {
+                this.runtime.deliver(lease, known);
+            }
+            else {
+                this.runtime.deliver(lease);
+            }
         }
         catch (RuntimeException | Error ex) {
             logger.error("skail delivery of '" + lease.taskId() + "' ended unexpectedly", ex);
