@@ -268,6 +268,14 @@ public class SkailProperties {
          * start-up that the tables are there, at the version it needs).
          */
         private boolean initializeSchema = true;
+
+        /**
+         * Whether the embedded H2 file store makes its commits durable through skail's journal (appended and forced
+         * to the device, many commits per force; H2 writes its own file in the background), or, when false, by
+         * syncing H2's file at each commit (slower). Either way nothing is acknowledged before it is on the device.
+         */
+        private boolean journal = true;
+
         /** How long a trigger, fire, resume or query waits for an unreachable store before it answers 503. */
         private Duration requestTimeout = Duration.ofSeconds(5);
 
@@ -337,6 +345,14 @@ public class SkailProperties {
 
         public boolean isInitializeSchema() {
             return this.initializeSchema;
+        }
+
+        public boolean isJournal() {
+            return this.journal;
+        }
+
+        public void setJournal(boolean journal) {
+            this.journal = journal;
         }
 
         public void setInitializeSchema(boolean initializeSchema) {
