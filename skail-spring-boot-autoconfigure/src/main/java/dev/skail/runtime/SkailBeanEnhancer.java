@@ -114,10 +114,13 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
                 || beanFactory.getBeanNamesForType(SkailJsonCustomizer.class, true, false).length > 0;
         this.steps.clear();
         ClassLoader classLoader = beanFactory.getBeanClassLoader();
+        // AOT mode: every bean class was read and checked when the application was AOT-processed, and the generated
+        // registrations of skail's beans set their subclasses; reading the others again would only cost start-up time
+        boolean aot = AotDetector.useGeneratedArtifacts();
         for (String beanName : beanFactory.getBeanDefinitionNames()) {
             BeanDefinition definition = beanFactory.getBeanDefinition(beanName);
             Class<?> beanClass = beanClass(beanFactory, beanName, definition, classLoader);
-            if (beanClass == null) {
+            if (beanClass == null || (aot && !isEnhanced(beanClass))) {
                 continue;
             }
             List<StepMethod> steps = stepMethods(ClassUtils.getUserClass(beanClass));
