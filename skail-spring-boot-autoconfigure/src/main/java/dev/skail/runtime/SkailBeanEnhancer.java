@@ -47,6 +47,10 @@ import org.springframework.util.ReflectionUtils;
  * declaration, and swaps each bean's class, before it is instantiated, for a generated subclass whose annotated
  * methods go through the runtime. This is how Spring's own {@code @Configuration} classes intercept calls a bean
  * makes to itself; proxies the application adds (e.g. {@code @Transactional}) still wrap the bean as usual.
+ * <p>
+ * When the application is AOT-processed, all of this happens at build time, and the generated registration of each
+ * such bean sets its subclass (see {@link SkailBeanRegistrationAotProcessor}). In AOT mode this post-processor then
+ * reads only those beans, to build the catalog (functions, schedules) from the environment at start-up.
  */
 public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordered, EnvironmentAware {
 
@@ -130,7 +134,7 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
             }
             int before = problems.size();
             // the bean class is skail's subclass already: the registration code that Spring AOT generated (see
-            // SkailAotProcessors) set it, and its instance supplier creates it
+            // SkailBeanRegistrationAotProcessor) set it, and its instance supplier creates it
             boolean enhanced = isEnhanced(beanClass);
             if (!enhanced && (beanClass.getName().contains(ClassUtils.CGLIB_CLASS_SEPARATOR)
                     || "full".equals(definition.getAttribute(CONFIGURATION_CLASS)))) {
