@@ -184,10 +184,18 @@ final class Report {
         if (!has(without)) {
             return;
         }
-        for (String variant : List.of(StartupScenario.EXISTING, StartupScenario.FRESH)) {
+        for (String variant : List.of(StartupScenario.EXISTING, StartupScenario.FRESH, StartupScenario.EXISTING_AOT)) {
             String with = "F." + variant + ".uptime_ms";
+            boolean aot = variant.equals(StartupScenario.EXISTING_AOT);
+            if (aot) {
+                without = "F." + StartupScenario.WITHOUT_AOT + ".uptime_ms";
+                if (!has(with) || !has(without)) {
+                    continue;
+                }
+            }
             double added = num(with) - num(without);
-            String kind = variant.equals(StartupScenario.EXISTING) ? "existing store (every later start)"
+            String kind = aot ? "AOT mode (-Dspring.aot.enabled=true), existing store"
+                    : variant.equals(StartupScenario.EXISTING) ? "existing store (every later start)"
                     : "new store (the first start, schema created)";
             row("F", "start-up added by the starter (JVM start → context ready), " + kind,
                     String.format(Locale.ROOT, "+%.0f ms (%.0f ms with, %.0f ms without; medians of %s launches)",
@@ -197,9 +205,12 @@ final class Report {
             if (has(p + "enhancer_run_ms")) {
                 row("F", "… of which, " + kind,
                         String.format(Locale.ROOT, "enhancer %.0f ms to create (skail's JSON codec) + %.0f ms to run "
-                                + "(analyzer %.0f ms), store %.0f ms (pool %.0f, first connection %.0f, schema %.0f), "
+                                + "(analyzer %s), store %.0f ms (pool %.0f, first connection %.0f, schema %.0f), "
                                 + "other skail beans %.0f ms; not attributed %.0f ms", num(p + "enhancer_bean_ms"),
-                                num(p + "enhancer_run_ms"), num(p + "analyzer_ms"), num(p + "store_ms"),
+                                num(p + "enhancer_run_ms"), Double.isNaN(num(p + "analyzer_ms"))
+                                        ? "not at start-up: it ran during AOT processing"
+                                        : String.format(Locale.ROOT, "%.0f ms", num(p + "analyzer_ms")),
+                                num(p + "store_ms"),
                                 num(p + "pool_ms"), num(p + "first_connection_ms"), num(p + "schema_ms"),
                                 num(p + "other_skail_beans_ms"), added - num(p + "attributed_ms")),
                         "", "");

@@ -41,6 +41,11 @@ import org.jspecify.annotations.Nullable;
  * <li>the rest of the added time is not attributed: loading the starter's classes and auto-configurations, their
  * conditions, Spring AOP's proxy creator, the worker's start, and the pool's threads opening connections meanwhile.</li>
  * </ul>
+ * <p>
+ * The same in AOT mode: each class path (with and without the starter) is AOT-processed first, as
+ * {@code spring-boot:process-aot} does ({@code SpringApplicationAotProcessor}, then the generated sources compiled),
+ * and launched with {@code -Dspring.aot.enabled=true} on an existing store: without the starter, and with it. The
+ * determinism analyzer does not run at start-up in AOT mode (it ran during AOT processing).
  */
 final class StartupScenario {
 
@@ -49,6 +54,13 @@ final class StartupScenario {
     static final String FRESH = "with-new-store";
 
     static final String EXISTING = "with-existing-store";
+
+    static final String WITHOUT_AOT = "without-aot";
+
+    static final String EXISTING_AOT = "with-existing-store-aot";
+
+    /** The variants of every round, in launch order. */
+    static final List<String> VARIANTS = List.of(WITHOUT, FRESH, EXISTING, WITHOUT_AOT, EXISTING_AOT);
 
     private static final Pattern ANALYZER = Pattern.compile("determinism analyzer checked .* in (\\d+) ms");
 
@@ -60,11 +72,16 @@ final class StartupScenario {
 
     private final int launches;
 
-    StartupScenario(Jvm jvm, String classPathWith, String classPathWithout, int launches) {
+    private final Path work;
+
+    private final Map<String, String> classPaths = new HashMap<>();
+
+    StartupScenario(Jvm jvm, String classPathWith, String classPathWithout, int launches, Path work) {
         this.jvm = jvm;
         this.classPathWith = classPathWith;
         this.classPathWithout = classPathWithout;
         this.launches = launches;
+        this.work = work;
     }
 
     /**
@@ -75,10 +92,17 @@ final class StartupScenario {
     Map<String, String> run(String label, java.util.function.Function<String, List<String>> store)
             throws IOException, InterruptedException {
         Map<String, List<Launch>> byVariant = new LinkedHashMap<>();
+        this.classPaths.put(WITHOUT, this.classPathWithout);
+        this.classPaths.put(FRESH, this.classPathWith);
+        this.classPaths.put(EXISTING, this.classPathWith);
+        this.classPaths.put(WITHOUT_AOT, aotProcessed(label, "without", this.classPathWithout));
+        this.classPaths.put(EXISTING_AOT, aotProcessed(label, "with", this.classPathWith));
         launch(label, WITHOUT, store.apply("unmeasured"));
         launch(label, FRESH, store.apply("existing"));
+        launch(label, WITHOUT_AOT, store.apply("unmeasured"));
+        launch(label, EXISTING_AOT, store.apply("existing"));
         for (int i = 1; i <= this.launches; i++) {
-            for (String variant : List.of(WITHOUT, FRESH, EXISTING)) {
+            for (String variant : VARIANTS) {
                 List<String> arguments = store.apply(variant.equals(FRESH) ? "new" + i : "existing");
                 byVariant.computeIfAbsent(variant, (v) -> new ArrayList<>()).add(launch(label, variant, arguments));
             }
@@ -91,7 +115,7 @@ final class StartupScenario {
             figures.put("F." + variant + ".uptimes", launches.stream()
                 .map((l) -> String.valueOf(l.uptimeMs()))
                 .collect(Collectors.joining("/")));
-            if (!variant.equals(WITHOUT)) {
+            if (isWithStarter(variant)) {
                 for (String part : launches.get(0).parts().keySet()) {
                     figures.put("F." + variant + "." + part + "_ms",
                             format(median(launches, (l) -> l.parts().getOrDefault(part, Double.NaN))));
@@ -107,10 +131,48 @@ final class StartupScenario {
                 "--logging.pattern.console=%d{" + StartupApp.TIME + "} %-5level [%thread] %logger : %msg%n",
                 "--logging.level.com.zaxxer.hikari.pool.HikariPool=DEBUG"));
         arguments.addAll(storeArguments);
-        List<String> lines = this.jvm.run(label + " F " + variant, List.of(),
-                variant.equals(WITHOUT) ? this.classPathWithout : this.classPathWith, StartupApp.class.getName(),
-                arguments, (line) -> line.startsWith("STARTUP"));
-        return Launch.parse(lines, !variant.equals(WITHOUT));
+        List<String> options = variant.endsWith("-aot") ? List.of("-Dspring.aot.enabled=true") : List.of();
+        List<String> lines = this.jvm.run(label + " F " + variant, options, this.classPaths.get(variant),
+                StartupApp.class.getName(), arguments, (line) -> line.startsWith("STARTUP"));
+        if (variant.endsWith("-aot") && lines.stream().noneMatch((line) -> line.contains("Starting AOT-processed"))) {
+            throw new IllegalStateException(label + " F " + variant + ": the application did not start in AOT mode");
+        }
+        return Launch.parse(lines, isWithStarter(variant));
+    }
+
+    private static boolean isWithStarter(String variant) {
+        return !variant.equals(WITHOUT) && !variant.equals(WITHOUT_AOT);
+    }
+
+    /**
+     * AOT-processes {@link StartupApp} on a class path as {@code spring-boot:process-aot} does: Spring Boot's
+     * {@code SpringApplicationAotProcessor} writes the generated sources, resources and classes, and the sources are
+     * compiled.
+     * @return the class path to launch the AOT-processed application with
+     */
+    private String aotProcessed(String label, String name, String classPath) throws IOException, InterruptedException {
+        Path out = this.work.resolve("f-aot-" + label + "-" + name);
+        org.springframework.util.FileSystemUtils.deleteRecursively(out);
+        Path sources = out.resolve("sources");
+        Path resources = out.resolve("resources");
+        Path classes = out.resolve("classes");
+        Path compiled = Files.createDirectories(out.resolve("compiled"));
+        this.jvm.run(label + " F AOT processing " + name, List.of(), classPath,
+                "org.springframework.boot.SpringApplicationAotProcessor",
+                List.of(StartupApp.class.getName(), sources.toString(), resources.toString(), classes.toString(),
+                        "dev.skail", "benchmarks-startup", "--skail.workload=startup:v1"),
+                (line) -> false);
+        List<String> javac = new ArrayList<>(List.of("-proc:none", "-nowarn", "-encoding", "UTF-8", "-d",
+                compiled.toString(), "-classpath", classPath + java.io.File.pathSeparator + classes));
+        try (java.util.stream.Stream<Path> files = Files.walk(sources)) {
+            files.filter((file) -> file.toString().endsWith(".java")).forEach((file) -> javac.add(file.toString()));
+        }
+        java.io.ByteArrayOutputStream errors = new java.io.ByteArrayOutputStream();
+        if (javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, errors, javac.toArray(String[]::new)) != 0) {
+            throw new IllegalStateException(label + " F: the AOT-generated sources did not compile: " + errors);
+        }
+        String separator = java.io.File.pathSeparator;
+        return compiled + separator + classes + separator + resources + separator + classPath;
     }
 
     private static double median(List<Launch> launches, java.util.function.ToDoubleFunction<Launch> figure) {

@@ -28,10 +28,19 @@ final class SampleProcess implements AutoCloseable {
     }
 
     static SampleProcess start(Path workDir, String... arguments) throws IOException {
+        return start(workDir, List.of(), arguments);
+    }
+
+    /**
+     * Starts the sample with these JVM options too (e.g. {@code -Dspring.aot.enabled=true}) and waits until its
+     * health reports skail.
+     */
+    static SampleProcess start(Path workDir, List<String> jvmOptions, String... arguments) throws IOException {
         int port = freePort();
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(SampleApplication.class.getName());

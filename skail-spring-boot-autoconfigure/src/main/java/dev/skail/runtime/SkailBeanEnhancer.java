@@ -23,6 +23,7 @@ import dev.skail.analyzer.DeterminismAnalyzer;
 import dev.skail.analyzer.Finding;
 import dev.skail.analyzer.SkailDeterminismException;
 
+import org.springframework.aot.AotDetector;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -46,12 +47,20 @@ import org.springframework.util.ReflectionUtils;
  * declaration, and swaps each bean's class, before it is instantiated, for a generated subclass whose annotated
  * methods go through the runtime. This is how Spring's own {@code @Configuration} classes intercept calls a bean
  * makes to itself; proxies the application adds (e.g. {@code @Transactional}) still wrap the bean as usual.
+ * <p>
+ * When the application is AOT-processed, all of this happens at build time, and the generated registration of each
+ * such bean sets its subclass (see {@link SkailBeanRegistrationAotProcessor}). In AOT mode this post-processor then
+ * reads only those beans, to build the catalog (functions, schedules) from the environment at start-up.
  */
 public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordered, EnvironmentAware {
 
     private static final Log logger = LogFactory.getLog(SkailBeanEnhancer.class);
 
     private static final CallbackFilter FILTER = new AnnotatedMethodFilter();
+
+    /** The subclasses {@link #enhance(Class)} returned, held weakly: classes of a closed context's loader can go. */
+    private static final java.util.Set<Class<?>> ENHANCED = java.util.Collections
+        .synchronizedSet(java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>()));
 
     /** The attribute with which Spring marks the @Configuration classes it subclasses itself ("full"). */
     private static final String CONFIGURATION_CLASS =
@@ -109,10 +118,13 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
                 || beanFactory.getBeanNamesForType(SkailJsonCustomizer.class, true, false).length > 0;
         this.steps.clear();
         ClassLoader classLoader = beanFactory.getBeanClassLoader();
+        // AOT mode: every bean class was read and checked when the application was AOT-processed, and the generated
+        // registrations of skail's beans set their subclasses; reading the others again would only cost start-up time
+        boolean aot = AotDetector.useGeneratedArtifacts();
         for (String beanName : beanFactory.getBeanDefinitionNames()) {
             BeanDefinition definition = beanFactory.getBeanDefinition(beanName);
             Class<?> beanClass = beanClass(beanFactory, beanName, definition, classLoader);
-            if (beanClass == null) {
+            if (beanClass == null || (aot && !isEnhanced(beanClass))) {
                 continue;
             }
             List<StepMethod> steps = stepMethods(ClassUtils.getUserClass(beanClass));
@@ -121,8 +133,11 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
                 continue;
             }
             int before = problems.size();
-            if (beanClass.getName().contains(ClassUtils.CGLIB_CLASS_SEPARATOR)
-                    || "full".equals(definition.getAttribute(CONFIGURATION_CLASS))) {
+            // the bean class is skail's subclass already: the registration code that Spring AOT generated (see
+            // SkailBeanRegistrationAotProcessor) set it, and its instance supplier creates it
+            boolean enhanced = isEnhanced(beanClass);
+            if (!enhanced && (beanClass.getName().contains(ClassUtils.CGLIB_CLASS_SEPARATOR)
+                    || "full".equals(definition.getAttribute(CONFIGURATION_CLASS)))) {
                 problems.add(new SkailDeclarationException.Problem(ClassUtils.getUserClass(beanClass).getName(),
                         "is a @Configuration class that Spring subclasses itself (it has @Bean methods), so skail cannot "
                                 + "intercept it",
@@ -130,7 +145,7 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
                 continue;
             }
             if (definition.getFactoryMethodName() != null || !(definition instanceof AbstractBeanDefinition bean)
-                    || bean.getInstanceSupplier() != null) {
+                    || (bean.getInstanceSupplier() != null && !enhanced)) {
                 problems.add(new SkailDeclarationException.Problem(beanClass.getName() + " (bean '" + beanName + "')",
                         "is created by a @Bean factory method or a supplier, so skail cannot intercept the calls "
                                 + "it makes to itself",
@@ -155,7 +170,7 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
                     }
                 }
             }
-            if (problems.size() == before) {
+            if (problems.size() == before && !enhanced) {
                 ((AbstractBeanDefinition) definition).setBeanClass(enhance(beanClass));
                 if (logger.isDebugEnabled()) {
                     logger.debug("skail intercepts " + steps.size() + " method(s) of bean '" + beanName + "'");
@@ -171,6 +186,12 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
 
     private void analyzeDeterminism() {
         if (this.analyzerMode == AnalyzerMode.OFF || this.catalog.functions().isEmpty()) {
+            return;
+        }
+        if (AotDetector.useGeneratedArtifacts()) {
+            // it ran when the application was AOT-processed, on the same classes (a finding failed the build in mode
+            // fail); a native image has no class files left to read
+            logger.debug("skail determinism analyzer: skipped at start-up in AOT mode, it ran during AOT processing");
             return;
         }
         long start = System.nanoTime();
@@ -482,19 +503,37 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
         }
     }
 
-    /** The generated subclass of a class with skail annotations, whose annotated methods go through the runtime. */
+    /**
+     * The generated subclass of a class with skail annotations, whose annotated methods go through the runtime.
+     * <p>
+     * On the JVM the subclass is generated when the application starts. When the application is AOT-processed
+     * ({@code spring-boot:process-aot}), it is generated then, and Spring writes its bytes with the other generated
+     * classes; the bean registration code generated for the bean calls this method, which, in AOT mode
+     * ({@code -Dspring.aot.enabled=true}, or a native image), loads that class instead of generating one. Either way
+     * the subclass is returned with skail's callbacks registered, before any instance of it is created.
+     * @param beanClass the class that declares the functions and commands
+     * @return its subclass
+     */
     public static Class<?> enhance(Class<?> beanClass) {
         Enhancer enhancer = new Enhancer();
         enhancer.setSuperclass(beanClass);
         enhancer.setUseFactory(false);
         enhancer.setNamingPolicy(SpringNamingPolicy.INSTANCE);
-        enhancer.setAttemptLoad(true);
+        // only the AOT-processed application loads the subclass written at build time: otherwise a class of the same
+        // name left by an earlier AOT processing (in target/classes) would be loaded although the bean class changed
+        enhancer.setAttemptLoad(AotDetector.useGeneratedArtifacts());
         enhancer.setStrategy(new ClassLoaderAwareGeneratorStrategy(beanClass.getClassLoader()));
         enhancer.setCallbackFilter(FILTER);
         enhancer.setCallbackTypes(new Class<?>[] { StepInterceptor.class, NoOp.class });
         Class<?> subclass = enhancer.createClass();
         Enhancer.registerStaticCallbacks(subclass, new Callback[] { StepInterceptor.INSTANCE, NoOp.INSTANCE });
+        ENHANCED.add(subclass);
         return subclass;
+    }
+
+    /** Whether this class is a subclass that {@link #enhance(Class)} returned. */
+    static boolean isEnhanced(Class<?> type) {
+        return ENHANCED.contains(type);
     }
 
     /** Routes annotated methods to the {@link StepInterceptor}, everything else straight to the bean's code. */
