@@ -271,10 +271,12 @@ public class SkailProperties {
 
         /**
          * Whether the embedded H2 file store makes its commits durable through skail's journal (appended and forced
-         * to the device, many commits per force; H2 writes its own file in the background), or, when false, by
-         * syncing H2's file at each commit (slower). Either way nothing is acknowledged before it is on the device.
+         * to the device, many commits per force; H2 writes its own file in the background: about twice as fast), or,
+         * by default, by syncing H2's file at each commit. Either way nothing is acknowledged before it is on the
+         * device. With the journal, an I/O error that makes H2 close the database needs a restart (the journal is
+         * replayed at start); without it, the store recovers by itself once the disk works again.
          */
-        private boolean journal = true;
+        private boolean journal;
 
         /** How long a trigger, fire, resume or query waits for an unreachable store before it answers 503. */
         private Duration requestTimeout = Duration.ofSeconds(5);

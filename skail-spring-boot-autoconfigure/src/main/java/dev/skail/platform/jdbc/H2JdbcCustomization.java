@@ -48,9 +48,9 @@ final class H2JdbcCustomization extends JdbcCustomization {
     /** Makes the commits of a database file this process owns durable (see {@link H2Journal}), when enabled. */
     private volatile @Nullable H2Journal journal;
 
-    private volatile boolean journalEnabled = true;
+    private volatile boolean journalEnabled;
 
-    /** Whether a database file this process owns is journaled (the default) or synced at each commit. */
+    /** Whether a database file this process owns is journaled, or synced at each commit (the default). */
     void setJournalEnabled(boolean enabled) {
         this.journalEnabled = enabled;
     }
@@ -98,6 +98,12 @@ final class H2JdbcCustomization extends JdbcCustomization {
     @Override
     boolean journals() {
         return this.journal != null;
+    }
+
+    @Override
+    @Nullable String unusable() {
+        H2Journal journal = this.journal;
+        return (journal != null) ? journal.stale() : null;
     }
 
     @Override
@@ -209,7 +215,9 @@ final class H2JdbcCustomization extends JdbcCustomization {
                                 + "'");
                     }
                 }
-                this.journal = H2Journal.open(dataSource, connection);
+                H2Journal journal = H2Journal.open(dataSource, connection);
+                journal.arm();
+                this.journal = journal;
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("SET WRITE_DELAY " + JOURNALED_WRITE_DELAY_MILLIS);
                 }

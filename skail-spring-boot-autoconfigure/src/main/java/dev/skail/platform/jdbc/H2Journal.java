@@ -92,6 +92,15 @@ final class H2Journal implements AutoCloseable {
 
     private volatile boolean rotating;
 
+    /** Whether the journal's triggers are all in place: a trigger loaded after that means H2 opened the file again. */
+    private volatile boolean armed;
+
+    /**
+     * Why the journal refuses commits: H2 closed the database (after an I/O error) and opened it again in this
+     * process, from its file, without what only the journal holds; the next start replays it.
+     */
+    private volatile @Nullable String stale;
+
     /**
      * Held (read) from a transaction's append to its commit; taken (write) to start a new segment, so that no
      * transaction journaled in the old segment is still to commit when H2 is checkpointed for it.
@@ -180,6 +189,26 @@ final class H2Journal implements AutoCloseable {
         }
     }
 
+    /** The triggers are in place: from now on a trigger loaded again means the database was opened again. */
+    void arm() {
+        this.armed = true;
+    }
+
+    /** A trigger of this database was loaded: H2 opened the file again if the journal was armed. */
+    void triggerLoaded() {
+        if (this.armed && this.stale == null) {
+            this.stale = "the embedded store's database was closed after an error and opened again from its file, "
+                    + "without the commits only skail's journal holds; restart the application: the journal is "
+                    + "replayed at start";
+            logger.error("skail store: " + this.stale);
+        }
+    }
+
+    /** Why the store must not be used until a restart, or {@code null}. */
+    @Nullable String stale() {
+        return this.stale;
+    }
+
     /** The images the current thread's open transaction has written so far (see {@link H2JournalTrigger}). */
     Images images() {
         return this.pending.get();
@@ -194,6 +223,11 @@ final class H2Journal implements AutoCloseable {
         Images images = this.pending.get();
         if (images.isEmpty()) {
             return 0;
+        }
+        String stale = this.stale;
+        if (stale != null) {
+            images.clear();
+            throw new SQLException("The skail store refuses to commit: " + stale, "08006");
         }
         byte[] payload = images.take();
         this.commits.readLock().lock();

@@ -56,6 +56,10 @@ public final class H2JournalTrigger implements Trigger {
             throw new SQLException("skail's journal needs a primary key on " + tableName);
         }
         this.keys = keyColumns.toArray(new String[0]);
+        H2Journal journal = H2Journal.of(this.databasePath);
+        if (journal != null) {
+            journal.triggerLoaded();
+        }
     }
 
     @Override

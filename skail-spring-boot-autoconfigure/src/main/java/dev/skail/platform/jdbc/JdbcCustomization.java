@@ -114,6 +114,11 @@ abstract class JdbcCustomization {
         return false;
     }
 
+    /** Why the store must not be used until the application restarts, or {@code null} (see {@link H2Journal}). */
+    @org.jspecify.annotations.Nullable String unusable() {
+        return null;
+    }
+
     /** Before the store's pool closes: a journal makes the database hold everything and is deleted. */
     void stopping(DataSource dataSource) {
     }

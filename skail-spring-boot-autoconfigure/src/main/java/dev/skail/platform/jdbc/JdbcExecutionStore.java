@@ -228,6 +228,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         if (notReady != null) {
             throw new StoreUnavailableException("skail store is not ready: " + notReady, null);
         }
+        String unusable = this.customization.unusable();
+        if (unusable != null) {
+            throw new StoreUnavailableException("skail store is unusable: " + unusable, null);
+        }
         boolean diskWasFull = this.retry.diskFull() != null;
         this.retry.once("answer a probe", () -> {
             if (diskWasFull) {

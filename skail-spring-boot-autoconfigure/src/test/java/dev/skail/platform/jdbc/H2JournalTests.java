@@ -68,6 +68,38 @@ class H2JournalTests {
     }
 
     @Test
+    void aDatabaseThatH2ClosedAndOpenedAgainInThisProcessIsRefusedUntilARestartReplaysTheJournal() throws Exception {
+        JdbcExecutionStore store = open();
+        holdH2Writes();
+        List<String> ids = recordOrders(store, 0, 5);
+        // H2 closes the database (as after an I/O error) and the next connection opens it again from its file
+        try (Connection connection = java.sql.DriverManager.getConnection(url(), "sa", "");
+                Statement statement = connection.createStatement()) {
+            statement.execute("SHUTDOWN IMMEDIATELY");
+        }
+        catch (java.sql.SQLException ex) {
+            // the connection goes with the database
+        }
+        try (Connection reopening = java.sql.DriverManager.getConnection(url(), "sa", "")) {
+            assertThat(reopening.isValid(1)).isTrue();
+        }
+        // as the application's pool does once it sees the database closed (SkailAutoConfiguration)
+        this.pools.get(0).getHikariPoolMXBean().softEvictConnections();
+
+        org.assertj.core.api.Assertions.assertThatExceptionOfType(RuntimeException.class)
+            .isThrownBy(() -> store.create(execution("pedido-novo")))
+            .withStackTraceContaining("restart the application");
+        org.assertj.core.api.Assertions.assertThatExceptionOfType(RuntimeException.class)
+            .isThrownBy(store::check)
+            .withMessageContaining("restart the application");
+
+        crash();
+        JdbcExecutionStore restarted = open();
+        assertOrders(restarted, ids);
+        assertThat(restarted.find("pedido-novo")).isEmpty();
+    }
+
+    @Test
     void oldSegmentsGoOnceH2HoldsThemAndARecoveryStillFindsEverything() throws Exception {
         H2Journal.segmentBytes = 16 * 1024;
         JdbcExecutionStore store = open();
@@ -184,6 +216,7 @@ class H2JournalTests {
         this.pools.add(pool);
         JdbcExecutionStore store = new JdbcExecutionStore(pool, SqlDialect.H2,
                 new StoreRetry(SqlDialect.H2, 2, Duration.ofMillis(1), Duration.ofMillis(5)), null);
+        store.setJournal(true);
         store.initialize();
         this.stores.add(store);
         return store;
