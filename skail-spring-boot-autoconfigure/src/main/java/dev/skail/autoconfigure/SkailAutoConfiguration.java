@@ -80,8 +80,7 @@ public final class SkailAutoConfiguration {
     @ConditionalOnMissingBean
     ExecutionStore skailExecutionStore(SkailProperties properties) {
         SkailProperties.Store store = properties.getStore();
-        String url = (store.getUrl() != null) ? (store.isJournal() ? store.getUrl() : durableUrl(store.getUrl()))
-                : defaultUrl(store.getDirectory(), store.isJournal());
+        String url = (store.getUrl() != null) ? durableUrl(store.getUrl()) : defaultUrl(store.getDirectory());
         SqlDialect dialect = SqlDialect.fromUrl(url);
         HikariConfig config = new HikariConfig();
         config.setPoolName("skail");
@@ -109,7 +108,6 @@ public final class SkailAutoConfiguration {
         retry.onDatabaseClosed(() -> softEvictConnections(dataSource));
         JdbcExecutionStore executionStore = new JdbcExecutionStore(new DeadlineDataSource(dataSource), dialect, retry,
                 dataSource, schema, store.isInitializeSchema());
-        executionStore.setJournal(store.isJournal());
         executionStore.initialize();
         return executionStore;
     }
@@ -158,14 +156,12 @@ public final class SkailAutoConfiguration {
         }
     }
 
-    static String defaultUrl(Path directory, boolean journal) {
-        // FILE_LOCK=FS: the lock dies with the process; QUERY_CACHE_SIZE: the store's statements are parsed once per
-        // connection, not again and again (8 by default). With the journal (H2Journal) H2 writes in the background
-        // and the journal makes each commit durable; without it, WRITE_DELAY=0: H2 writes each commit before it
-        // returns and the store syncs it before telling anyone (H2GroupSync). H2 applies a URL's settings on every
-        // new connection, so the journal's URL names no WRITE_DELAY (the store sets it once)
-        return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("skail") + ";FILE_LOCK=FS"
-                + (journal ? "" : ";WRITE_DELAY=0") + ";QUERY_CACHE_SIZE=64";
+    static String defaultUrl(Path directory) {
+        // FILE_LOCK=FS: the lock dies with the process; WRITE_DELAY=0: H2 writes each commit before it returns (and
+        // the store syncs it before telling anyone, see H2GroupSync); QUERY_CACHE_SIZE: the store's statements are
+        // parsed once per connection, not again and again (8 by default)
+        return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("skail")
+                + ";FILE_LOCK=FS;WRITE_DELAY=0;QUERY_CACHE_SIZE=64";
     }
 
     /**

@@ -268,16 +268,6 @@ public class SkailProperties {
          * start-up that the tables are there, at the version it needs).
          */
         private boolean initializeSchema = true;
-
-        /**
-         * Whether the embedded H2 file store makes its commits durable through skail's journal (appended and forced
-         * to the device, many commits per force; H2 writes its own file in the background: about twice as fast), or,
-         * by default, by syncing H2's file at each commit. Either way nothing is acknowledged before it is on the
-         * device. With the journal, an I/O error that makes H2 close the database needs a restart (the journal is
-         * replayed at start); without it, the store recovers by itself once the disk works again.
-         */
-        private boolean journal;
-
         /** How long a trigger, fire, resume or query waits for an unreachable store before it answers 503. */
         private Duration requestTimeout = Duration.ofSeconds(5);
 
@@ -347,14 +337,6 @@ public class SkailProperties {
 
         public boolean isInitializeSchema() {
             return this.initializeSchema;
-        }
-
-        public boolean isJournal() {
-            return this.journal;
-        }
-
-        public void setJournal(boolean journal) {
-            this.journal = journal;
         }
 
         public void setInitializeSchema(boolean initializeSchema) {

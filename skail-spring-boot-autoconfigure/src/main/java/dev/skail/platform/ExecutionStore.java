@@ -40,22 +40,23 @@ public interface ExecutionStore {
     Optional<ExecutionRow> create(ExecutionRow execution, List<Tag> tags);
 
     /**
-     * Inserts a new execution already claimed by {@code owner} (RUNNING under a new lease), with its tags, in one
-     * transaction: how a trigger hands an execution straight to a free worker of its own process, with no poll and no
-     * claim of its own. Nobody else is told it is due. A store that cannot creates it PENDING, as {@link #create}
-     * does, and returns no lease (the default).
-     * @return the lease when it was created claimed; the existing execution when the id is taken
+     * Inserts a new execution already claimed under {@code lease} (RUNNING), with its tags, in one transaction: how a
+     * trigger hands an execution straight to a free worker of its own process, with no poll and no claim of its own.
+     * Nobody else is told it is due. A store that cannot creates it PENDING, as {@link #create} does, and says so
+     * (the default).
+     * @param lease the lease to create it under: its owner and a new token
+     * @return the existing execution when the id is taken (nothing created), and whether it was created claimed
      */
-    default Created createClaimed(ExecutionRow execution, List<Tag> tags, String owner, long leaseUntil) {
-        return new Created(create(execution, tags), null);
+    default Created createClaimed(ExecutionRow execution, List<Tag> tags, Lease lease, long leaseUntil) {
+        return new Created(create(execution, tags), false);
     }
 
     /**
      * What {@link #createClaimed} did.
      * @param existing the execution that has the id, when it was taken (nothing was created)
-     * @param lease the lease of the execution created claimed; {@code null} when it was created PENDING or not at all
+     * @param claimed whether it was created claimed under the lease given (otherwise PENDING, or not at all)
      */
-    record Created(Optional<ExecutionRow> existing, @Nullable Lease lease) {
+    record Created(Optional<ExecutionRow> existing, boolean claimed) {
     }
 
     /**

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -271,10 +272,19 @@ public class SkailRuntime {
         Optional<ExecutionRow> existing;
         try {
             if (reserved) {
-                ExecutionStore.Created created = this.store.createClaimed(row, tags,
-                        this.settings.instanceId(), leaseUntil());
+                Lease candidate = new Lease(taskId, this.settings.instanceId(), UUID.randomUUID().toString());
+                ExecutionStore.Created created;
+                try {
+                    created = this.store.createClaimed(row, tags, candidate, leaseUntil());
+                }
+                catch (RuntimeException ex) {
+                    // its commit may have happened (a deadline, a sync that failed): give the lease back rather than
+                    // leave the execution to wait for it to expire (the release is fenced by the lease's token)
+                    releaseQuietly(candidate);
+                    throw ex;
+                }
                 existing = created.existing();
-                lease = created.lease();
+                lease = created.claimed() ? candidate : null;
             }
             else {
                 existing = this.store.create(row, tags);
@@ -286,7 +296,6 @@ public class SkailRuntime {
             }
         }
         if (existing.isEmpty()) {
-            this.instrumentation.executionStarted(function);
             if (lease != null) {
                 row = new ExecutionRow(taskId, workload, version, function, row.arguments(), ExecutionStatus.RUNNING,
                         null, null, 1, 0, now, now, now, null);
@@ -295,6 +304,7 @@ public class SkailRuntime {
             else {
                 this.wakeUp.run();
             }
+            this.instrumentation.executionStarted(function);
             return new Triggered(this.views.execution(row, tags), true);
         }
         ExecutionRow found = existing.get();
@@ -354,6 +364,15 @@ public class SkailRuntime {
     /** Runs one delivery of the execution this lease holds. */
     void deliver(Lease lease) {
         new DeliveryRunner(this).deliver(lease);
+    }
+
+    private void releaseQuietly(Lease lease) {
+        try {
+            this.store.release(lease, this.clock.millis());
+        }
+        catch (RuntimeException ex) {
+            // the lease expires on its own
+        }
     }
 
     /** Runs an execution this process has just created claimed, whose history is known: no step yet. */

@@ -59,8 +59,5 @@ public final class SkailRuntimeHints implements RuntimeHintsRegistrar {
         }
         reflection.registerType(SkailRecordedException.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS,
                 MemberCategory.ACCESS_DECLARED_FIELDS);
-        // the embedded store's journal: H2 creates its trigger by class name
-        reflection.registerType(dev.skail.platform.jdbc.H2JournalTrigger.class,
-                MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
     }
 }

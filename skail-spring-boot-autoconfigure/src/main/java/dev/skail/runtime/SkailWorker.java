@@ -127,17 +127,21 @@ public class SkailWorker implements SmartLifecycle {
         if (!this.started) {
             return;
         }
+        // the free slots are taken before the claim, so that triggers handing executions over meanwhile never make
+        // this worker run more than its concurrency
+        int free = takeFreeSlots();
+        if (free <= 0) {
+            return;
+        }
+        int started = 0;
         try {
-            int free = this.concurrency - this.busy.get();
-            if (free <= 0) {
-                return;
-            }
             long now = this.clock.millis();
             List<Lease> leases = this.store.claimDue(this.runtime.settings().workload(),
                     this.runtime.settings().version(), this.runtime.settings().instanceId(), free, now,
                     this.runtime.leaseUntil(), Set.copyOf(this.running.keySet()));
             for (Lease lease : leases) {
-                submit(lease);
+                started++;
+                startReserved(lease, null);
             }
             this.lastPollFailure = null;
         }
@@ -146,6 +150,23 @@ public class SkailWorker implements SmartLifecycle {
                 logger.warn("skail worker could not poll the store: " + ex.getMessage());
             }
             this.lastPollFailure = ex;
+        }
+        finally {
+            this.busy.addAndGet(-(free - started));
+        }
+    }
+
+    /** Takes every free slot at once; each is given back by the delivery that uses it, or by the caller. */
+    private int takeFreeSlots() {
+        while (true) {
+            int busy = this.busy.get();
+            int free = this.concurrency - busy;
+            if (free <= 0) {
+                return 0;
+            }
+            if (this.busy.compareAndSet(busy, this.concurrency)) {
+                return free;
+            }
         }
     }
 
@@ -172,12 +193,17 @@ public class SkailWorker implements SmartLifecycle {
         this.busy.decrementAndGet();
     }
 
-    /** Runs the execution a trigger created claimed, in the slot it reserved: no poll, no claim. */
-    void startReserved(Lease lease, StoredHistory known) {
+    /**
+     * Runs a claimed execution in a slot taken for it ({@link #reserve}, or a poll's): no poll, no claim. When it
+     * cannot run here (the worker stopped; it still runs here under an older lease that expired), the slot and the
+     * lease are given back.
+     * @param known its history when known without reading it (an execution a trigger has just created claimed)
+     */
+    void startReserved(Lease lease, @Nullable StoredHistory known) {
         ThreadPoolExecutor pool = this.executor;
         if (pool == null || this.running.putIfAbsent(lease.taskId(), lease) != null) {
             unreserve();
-            this.store.release(lease, this.clock.millis());
+            releaseQuietly(lease);
             return;
         }
         try {
@@ -186,25 +212,16 @@ public class SkailWorker implements SmartLifecycle {
         catch (RuntimeException ex) {
             unreserve();
             this.running.remove(lease.taskId(), lease);
-            this.store.release(lease, this.clock.millis());
+            releaseQuietly(lease);
         }
     }
 
-    private void submit(Lease lease) {
-        ThreadPoolExecutor pool = this.executor;
-        if (pool == null || this.running.putIfAbsent(lease.taskId(), lease) != null) {
-            // already running here under an older lease that expired: let that delivery end first
-            this.store.release(lease, this.clock.millis());
-            return;
-        }
-        this.busy.incrementAndGet();
+    private void releaseQuietly(Lease lease) {
         try {
-            pool.execute(() -> run(lease));
+            this.store.release(lease, this.clock.millis());
         }
         catch (RuntimeException ex) {
-            this.busy.decrementAndGet();
-            this.running.remove(lease.taskId(), lease);
-            this.store.release(lease, this.clock.millis());
+            // the lease expires on its own
         }
     }
 

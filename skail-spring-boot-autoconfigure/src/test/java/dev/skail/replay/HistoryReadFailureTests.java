@@ -66,7 +66,7 @@ class HistoryReadFailureTests {
                                     @SuppressWarnings("unchecked")
                                     java.util.List<dev.skail.platform.Tag> tags = (java.util.List<dev.skail.platform.Tag>) args[1];
                                     return new ExecutionStore.Created(
-                                            store.create((dev.skail.platform.ExecutionRow) args[0], tags), null);
+                                            store.create((dev.skail.platform.ExecutionRow) args[0], tags), false);
                                 }
                                 if (method.getName().equals("history") && historyFailures.compareAndSet(1, 0)) {
                                     throw new StoreUnavailableException("could not read history (test)",

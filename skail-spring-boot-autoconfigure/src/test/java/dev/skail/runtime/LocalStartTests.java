@@ -77,12 +77,12 @@ class LocalStartTests {
     void anExecutionCreatedClaimedByAProcessThatDiedIsTakenBackWhenItsLeaseEnds() {
         // another instance created it claimed and died before running it
         Instant now = this.clock.instant();
+        Lease lease = new Lease("pedido-3", "dead-instance", java.util.UUID.randomUUID().toString());
         ExecutionStore.Created created = this.store.createClaimed(new dev.skail.platform.ExecutionRow("pedido-3",
                 "vendas", "v1.0.0", "processarPedido", "[\"pedido-3\",12.30]", ExecutionStatus.PENDING, null, null, 1,
-                0, now.toEpochMilli(), now.toEpochMilli(), now.toEpochMilli(), null), List.of(), "dead-instance",
+                0, now.toEpochMilli(), now.toEpochMilli(), now.toEpochMilli(), null), List.of(), lease,
                 now.plusSeconds(30).toEpochMilli());
-        Lease lease = created.lease();
-        assertThat(lease).isNotNull();
+        assertThat(created.claimed()).isTrue();
         assertThat(this.client.find("pedido-3")).hasValueSatisfying(
                 (execution) -> assertThat(execution.status()).isEqualTo(ExecutionStatus.RUNNING));
 

@@ -38,35 +38,13 @@ final class H2JdbcCustomization extends JdbcCustomization {
     /** Syncs the commits of a database file this process owns; {@code null} in memory or through a server. */
     private volatile @Nullable H2GroupSync groupSync;
 
-    /** H2's write delay while the journal makes commits durable: H2 writes its pages in the background. */
-    static final int JOURNALED_WRITE_DELAY_MILLIS = 500;
-
-    /** The tables a journal follows: every table of the store with a primary key. */
-    private static final List<String> JOURNALED_TABLES = List.of("skail_execution", "skail_step", "skail_attempt",
-            "skail_event", "skail_runtime", "skail_tag", "skail_schedule");
-
-    /** Makes the commits of a database file this process owns durable (see {@link H2Journal}), when enabled. */
-    private volatile @Nullable H2Journal journal;
-
-    private volatile boolean journalEnabled;
-
-    /** Whether a database file this process owns is journaled, or synced at each commit (the default). */
-    void setJournalEnabled(boolean enabled) {
-        this.journalEnabled = enabled;
-    }
-
     /**
      * Waits for the commit to be on the device (see {@link H2GroupSync}) when the database is a file this process
      * owns. A database in memory loses everything with the process anyway; one reached through an H2 server is that
      * server's business.
      */
     @Override
-    void committed(Connection connection, long record) throws SQLException {
-        H2Journal journal = this.journal;
-        if (journal != null) {
-            journal.awaitDurable(record);
-            return;
-        }
+    void committed(Connection connection) throws SQLException {
         H2GroupSync sync = this.groupSync;
         if (sync != null) {
             sync.awaitDurable(connection);
@@ -74,78 +52,9 @@ final class H2JdbcCustomization extends JdbcCustomization {
     }
 
     @Override
-    long beforeCommit(Connection connection) throws SQLException {
-        H2Journal journal = this.journal;
-        return (journal != null) ? journal.beforeCommit() : 0;
-    }
-
-    @Override
-    void afterCommit(long record) {
-        H2Journal journal = this.journal;
-        if (journal != null) {
-            journal.afterCommit(record);
-        }
-    }
-
-    @Override
-    void rolledBack() {
-        H2Journal journal = this.journal;
-        if (journal != null) {
-            journal.rolledBack();
-        }
-    }
-
-    @Override
-    boolean journals() {
-        return this.journal != null;
-    }
-
-    @Override
-    @Nullable String unusable() {
-        H2Journal journal = this.journal;
-        return (journal != null) ? journal.stale() : null;
-    }
-
-    @Override
     long @Nullable [] syncs() {
-        H2Journal journal = this.journal;
-        if (journal != null) {
-            return new long[] { journal.waits(), journal.syncs() };
-        }
         H2GroupSync sync = this.groupSync;
         return (sync != null) ? new long[] { sync.commits(), sync.syncs() } : null;
-    }
-
-    /**
-     * Before the pool closes: the journal's triggers are dropped (a runtime without them can open the file), H2 is
-     * made to hold everything on the device and the journal is deleted. If that fails, the journal stays, and the
-     * next start replays it.
-     */
-    @Override
-    void stopping(DataSource dataSource) {
-        H2Journal journal = this.journal;
-        if (journal == null) {
-            return;
-        }
-        this.journal = null;
-        try (Connection connection = dataSource.getConnection()) {
-            try (Statement statement = connection.createStatement()) {
-                for (String table : JOURNALED_TABLES) {
-                    statement.execute("DROP TRIGGER IF EXISTS " + table + "_journal");
-                }
-            }
-            journal.close(connection);
-        }
-        catch (SQLException | RuntimeException ex) {
-            logger.warn("skail store: could not checkpoint the database at shutdown; its journal is replayed at the "
-                    + "next start: " + ex.getMessage());
-            try {
-                journal.close();
-            }
-            catch (SQLException closeFailure) {
-                logger.debug("skail store: closing the journal", closeFailure);
-            }
-        }
     }
 
     @Override
@@ -168,12 +77,6 @@ final class H2JdbcCustomization extends JdbcCustomization {
     @Override
     <T> T migrating(DataSource dataSource, Migration<T> migration) throws SQLException {
         synchronized (H2JdbcCustomization.class) {
-            // what a journal of an earlier run holds goes back into the database before anything else reads it
-            try (Connection connection = dataSource.getConnection()) {
-                if (isOwnedByThisProcess(connection.getMetaData().getURL())) {
-                    H2Journal.recover(connection);
-                }
-            }
             return migration.run();
         }
     }
@@ -207,24 +110,7 @@ final class H2JdbcCustomization extends JdbcCustomization {
                 }
                 throw ex;
             }
-            if (this.journalEnabled) {
-                try (Statement statement = connection.createStatement()) {
-                    for (String table : JOURNALED_TABLES) {
-                        statement.execute("CREATE TRIGGER IF NOT EXISTS " + table + "_journal AFTER INSERT, UPDATE, "
-                                + "DELETE ON " + table + " FOR EACH ROW CALL '" + H2JournalTrigger.class.getName()
-                                + "'");
-                    }
-                }
-                H2Journal journal = H2Journal.open(dataSource, connection);
-                journal.arm();
-                this.journal = journal;
-                try (Statement statement = connection.createStatement()) {
-                    statement.execute("SET WRITE_DELAY " + JOURNALED_WRITE_DELAY_MILLIS);
-                }
-            }
-            else {
-                this.groupSync = new H2GroupSync();
-            }
+            this.groupSync = new H2GroupSync();
             try (Statement statement = connection.createStatement()) {
                 int expired = statement.executeUpdate("UPDATE skail_execution SET lease_until = 0 "
                         + "WHERE status = 'RUNNING'");

@@ -90,37 +90,7 @@ abstract class JdbcCustomization {
      * told it is recorded. Nothing by default: the database's commit is durable (PostgreSQL with its default
      * {@code synchronous_commit}).
      */
-    void committed(Connection connection, long record) throws SQLException {
-    }
-
-    /**
-     * Just before a transaction of the store commits (its rows still locked): what a journal appends.
-     * @return what {@link #committed} and {@link #afterCommit} are given: the journal's record, 0 for none
-     */
-    long beforeCommit(Connection connection) throws SQLException {
-        return 0;
-    }
-
-    /** Once the commit returned or failed, before waiting for it to be durable. */
-    void afterCommit(long record) {
-    }
-
-    /** A transaction of the store rolled back: a journal forgets what it wrote. */
-    void rolledBack() {
-    }
-
-    /** Whether every write must go through a transaction of the store (its journal sees only those as whole). */
-    boolean journals() {
-        return false;
-    }
-
-    /** Why the store must not be used until the application restarts, or {@code null} (see {@link H2Journal}). */
-    @org.jspecify.annotations.Nullable String unusable() {
-        return null;
-    }
-
-    /** Before the store's pool closes: a journal makes the database hold everything and is deleted. */
-    void stopping(DataSource dataSource) {
+    void committed(Connection connection) throws SQLException {
     }
 
     /**

@@ -152,24 +152,12 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     public record Syncs(long commits, long syncs) {
     }
 
-    /**
-     * Whether an embedded H2 file this process owns makes its commits durable through skail's journal (the default:
-     * H2 writes in the background, each commit is appended to the journal and forced to the device, many commits per
-     * force) or by syncing H2's own file at each commit. Set before {@link #initialize()}; other databases ignore it.
-     */
-    public void setJournal(boolean enabled) {
-        if (this.customization instanceof H2JdbcCustomization h2) {
-            h2.setJournalEnabled(enabled);
-        }
-    }
-
     @Override
     public void close() throws Exception {
         this.closed = true;
         for (AutoCloseable listener : this.listeners) {
             listener.close();
         }
-        this.customization.stopping(this.dataSource);
         if (this.owned != null) {
             this.owned.close();
         }
@@ -227,10 +215,6 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         String notReady = this.notReady;
         if (notReady != null) {
             throw new StoreUnavailableException("skail store is not ready: " + notReady, null);
-        }
-        String unusable = this.customization.unusable();
-        if (unusable != null) {
-            throw new StoreUnavailableException("skail store is unusable: " + unusable, null);
         }
         boolean diskWasFull = this.retry.diskFull() != null;
         this.retry.once("answer a probe", () -> {
@@ -414,8 +398,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * any execution whose runner died.
      */
     @Override
-    public Created createClaimed(ExecutionRow execution, List<Tag> tags, String owner, long leaseUntil) {
-        String token = java.util.UUID.randomUUID().toString();
+    public Created createClaimed(ExecutionRow execution, List<Tag> tags, Lease lease, long leaseUntil) {
+        String owner = lease.owner();
+        String token = lease.token();
         Optional<ExecutionRow> existing = this.retry.run("create execution " + execution.taskId(),
                 () -> inTransaction(connection -> {
                     try {
@@ -438,7 +423,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                         throw ex;
                     }
                 }));
-        return new Created(existing, existing.isEmpty() ? new Lease(execution.taskId(), owner, token) : null);
+        return new Created(existing, existing.isEmpty());
     }
 
     /** Inserts the tags the execution does not have yet. */
@@ -674,10 +659,6 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         // one statement: the due rows of each kind, taken in turns, updated and read back (see JdbcCustomization)
         JdbcCustomization.Claim claim = new JdbcCustomization.Claim(workload, version, owner, limit, now, leaseUntil,
                 exclude, Math.floorMod(this.turns.getAndIncrement(), 3));
-        if (this.customization.journals()) {
-            return this.retry.run("claim due executions",
-                    () -> inTransactionUnsynced((connection) -> this.customization.claimDue(connection, claim)));
-        }
         return this.retry.run("claim due executions", () -> {
             try (Connection connection = this.dataSource.getConnection()) {
                 List<Lease> leases = this.customization.claimDue(connection, claim);
@@ -1496,51 +1477,35 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     private <T> T inTransaction(SqlWork<T> work) throws SQLException {
-        return inTransaction(this.dataSource, this.customization, true, work);
+        return inTransaction(this.dataSource, this.customization, work);
     }
 
     /**
-     * Runs bookkeeping that acknowledges nothing (a lease renewal, a runtime's heartbeat, a claim) in one
-     * transaction, without waiting for it to reach the disk: lost in a power loss, it is only done again.
+     * Runs bookkeeping that acknowledges nothing (a lease renewal, a runtime's heartbeat) in one transaction, without
+     * waiting for it to reach the disk: lost in a power loss, it is only done again.
      */
     private <T> T inTransactionUnsynced(SqlWork<T> work) throws SQLException {
-        return inTransaction(this.dataSource, this.customization, false, work);
+        return inTransaction(this.dataSource, null, work);
     }
 
     /**
      * Runs the work in one transaction on a connection of its own, and returns once its commit would survive a power
      * loss ({@link JdbcCustomization#committed}); also how {@link JdbcScheduleStore} writes.
      */
-    static <T> T inTransaction(DataSource dataSource, JdbcCustomization customization, SqlWork<T> work)
+    static <T> T inTransaction(DataSource dataSource, @Nullable JdbcCustomization customization, SqlWork<T> work)
             throws SQLException {
-        return inTransaction(dataSource, customization, true, work);
-    }
-
-    /**
-     * @param durable whether to return only once the commit would survive a power loss (otherwise it is journaled
-     * and committed, and nobody waits for the disk)
-     */
-    static <T> T inTransaction(DataSource dataSource, JdbcCustomization customization, boolean durable,
-            SqlWork<T> work) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
             try {
                 T result = work.run(connection);
-                long record = customization.beforeCommit(connection);
-                try {
-                    connection.commit();
-                }
-                finally {
-                    customization.afterCommit(record);
-                }
-                if (durable) {
-                    // not told it is recorded before it would survive a power loss
-                    customization.committed(connection, record);
+                connection.commit();
+                // not told it is recorded before it would survive a power loss (null: nobody is told anything)
+                if (customization != null) {
+                    customization.committed(connection);
                 }
                 return result;
             }
             catch (SQLException | RuntimeException ex) {
-                customization.rolledBack();
                 try {
                     connection.rollback();
                 }

@@ -39,10 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The embedded store without its journal ({@code skail.store.journal=false}) tells no one a write is recorded before
- * it would survive a power loss: each acknowledged commit is followed by a sync of the H2 file to the device
- * ({@code CHECKPOINT SYNC}), one sync serving every commit that waited for it. With the journal (the default), see
- * {@link H2JournalTests}.
+ * The embedded store tells no one a write is recorded before it would survive a power loss: each acknowledged commit
+ * is followed by a sync of the H2 file to the device ({@code CHECKPOINT SYNC}), one sync serving every commit that
+ * waited for it.
  */
 class DurableCommitTests {
 
@@ -187,7 +186,7 @@ class DurableCommitTests {
         String url = "jdbc:h2:file:" + this.directory.resolve("app").toAbsolutePath();
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SkailAutoConfiguration.class))
             .withPropertyValues("skail.workload=vendas:v1.0.0", "skail.worker.enabled=false",
-                    "skail.store.url=" + url, "skail.store.journal=false")
+                    "skail.store.url=" + url)
             .run((context) -> {
                 assertThat(context).hasNotFailed();
                 JdbcExecutionStore store = context.getBean(JdbcExecutionStore.class);
@@ -213,7 +212,6 @@ class DurableCommitTests {
         h2.setPassword("app");
         JdbcExecutionStore notAdmin = new JdbcExecutionStore(h2, SqlDialect.H2,
                 new StoreRetry(SqlDialect.H2, 1, Duration.ofMillis(1), Duration.ofMillis(5)), null);
-        notAdmin.setJournal(false);
 
         assertThatExceptionOfType(RuntimeException.class).isThrownBy(notAdmin::initialize)
             .withStackTraceContaining("must be an administrator")
@@ -226,7 +224,6 @@ class DurableCommitTests {
         this.dataSource.target = h2;
         this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
                 new StoreRetry(SqlDialect.H2, 2, Duration.ofMillis(1), Duration.ofMillis(5)), null);
-        this.store.setJournal(false);
         this.store.initialize();
         assertThat(this.store.syncs()).isPresent();
     }
