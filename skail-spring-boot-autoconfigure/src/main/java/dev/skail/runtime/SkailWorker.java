@@ -333,8 +333,12 @@ public class SkailWorker implements SmartLifecycle {
         return this.lastPollFailure;
     }
 
+    /**
+     * How many executions this worker runs (or has queued to run) now. Not its count of taken slots: a poll takes
+     * every free slot while it claims, which would read as a full worker.
+     */
     public int busy() {
-        return this.busy.get();
+        return this.running.size();
     }
 
     public int concurrency() {
