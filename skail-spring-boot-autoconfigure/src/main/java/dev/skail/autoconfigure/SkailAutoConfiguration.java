@@ -102,6 +102,14 @@ public final class SkailAutoConfiguration {
             // H2 closes the database after a failed write (a full disk): drop its sessions, a new one reopens it
             config.setExceptionOverride(new StoreExceptionOverride());
         }
+        if (dialect == SqlDialect.POSTGRESQL) {
+            // a transaction of skail's is a few statements with nothing run in between; one left open for longer than
+            // a lease belongs to an instance that froze in it (a long GC pause, SIGSTOP, a suspended VM): PostgreSQL
+            // ends that session, so the rows it locked do not keep the other instances from taking its executions
+            // over (their claims skip locked rows)
+            long idle = Math.max(1_000, properties.getWorker().getLeaseDuration().toMillis());
+            config.setConnectionInitSql("SET idle_in_transaction_session_timeout = " + idle);
+        }
         HikariDataSource dataSource = new HikariDataSource(config);
         StoreRetry retry = new StoreRetry(dialect, store.getMaxAttempts(), java.time.Duration.ofMillis(100),
                 java.time.Duration.ofSeconds(5));
