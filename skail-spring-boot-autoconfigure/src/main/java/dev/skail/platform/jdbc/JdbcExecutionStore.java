@@ -371,23 +371,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public Optional<ExecutionRow> create(ExecutionRow execution, List<Tag> tags) {
-        return this.retry.run("create execution " + execution.taskId(), () -> inTransaction(connection -> {
-            try {
-                insertExecution(connection, execution);
-                insertTags(connection, execution.taskId(), tags);
-                this.customization.announceDue(connection, execution.workload(), execution.version(),
-                        execution.taskId());
-                return Optional.<ExecutionRow>empty();
-            }
-            catch (SQLException ex) {
-                if (this.dialect.isUniqueViolation(ex)) {
-                    connection.rollback();
-                    return Optional.of(findExecution(connection, execution.taskId())
-                        .orElseThrow(() -> new IllegalStateException("execution vanished", ex)));
-                }
-                throw ex;
-            }
-        }));
+        return create(execution, tags, null, 0);
     }
 
     /**
@@ -399,31 +383,46 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      */
     @Override
     public Created createClaimed(ExecutionRow execution, List<Tag> tags, Lease lease, long leaseUntil) {
-        String owner = lease.owner();
-        String token = lease.token();
-        Optional<ExecutionRow> existing = this.retry.run("create execution " + execution.taskId(),
-                () -> inTransaction(connection -> {
-                    try {
-                        update(connection, "INSERT INTO skail_execution (" + EXECUTION_COLUMNS + ", lease_owner, "
-                                + "lease_token, lease_until) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                                + "?, ?)", execution.taskId(), execution.workload(), execution.version(),
-                                execution.function(), execution.arguments(), execution.result(), execution.error(),
-                                execution.attempt(), execution.retriesUsed(), execution.nextRunAt(),
-                                execution.createdAt(), execution.updatedAt(), execution.parentTaskId(), owner, token,
-                                leaseUntil);
-                        insertTags(connection, execution.taskId(), tags);
-                        return Optional.<ExecutionRow>empty();
-                    }
-                    catch (SQLException ex) {
-                        if (this.dialect.isUniqueViolation(ex)) {
-                            connection.rollback();
-                            return Optional.of(findExecution(connection, execution.taskId())
-                                .orElseThrow(() -> new IllegalStateException("execution vanished", ex)));
-                        }
-                        throw ex;
-                    }
-                }));
+        Optional<ExecutionRow> existing = create(execution, tags, lease, leaseUntil);
         return new Created(existing, existing.isEmpty());
+    }
+
+    /**
+     * Inserts the execution with its tags in one transaction: PENDING and announced as due, or RUNNING under
+     * {@code lease} (nobody else is told). When the id is taken, the execution that has it.
+     */
+    private Optional<ExecutionRow> create(ExecutionRow execution, List<Tag> tags, @Nullable Lease lease,
+            long leaseUntil) {
+        return this.retry.run("create execution " + execution.taskId(), () -> inTransaction(connection -> {
+            try {
+                if (lease == null) {
+                    insertExecution(connection, execution);
+                }
+                else {
+                    update(connection, "INSERT INTO skail_execution (" + EXECUTION_COLUMNS + ", lease_owner, "
+                            + "lease_token, lease_until) VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                            + "?, ?)", execution.taskId(), execution.workload(), execution.version(),
+                            execution.function(), execution.arguments(), execution.result(), execution.error(),
+                            execution.attempt(), execution.retriesUsed(), execution.nextRunAt(),
+                            execution.createdAt(), execution.updatedAt(), execution.parentTaskId(), lease.owner(),
+                            lease.token(), leaseUntil);
+                }
+                insertTags(connection, execution.taskId(), tags);
+                if (lease == null) {
+                    this.customization.announceDue(connection, execution.workload(), execution.version(),
+                            execution.taskId());
+                }
+                return Optional.<ExecutionRow>empty();
+            }
+            catch (SQLException ex) {
+                if (this.dialect.isUniqueViolation(ex)) {
+                    connection.rollback();
+                    return Optional.of(findExecution(connection, execution.taskId())
+                        .orElseThrow(() -> new IllegalStateException("execution vanished", ex)));
+                }
+                throw ex;
+            }
+        }));
     }
 
     /** Inserts the tags the execution does not have yet. */
