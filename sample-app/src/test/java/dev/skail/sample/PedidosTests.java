@@ -21,10 +21,14 @@ import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The sample's order flow, end to end through its own controller and the skail routes. */
+/**
+ * The sample's order flow, end to end through its own controller and the skail routes. No timed poll (1 h): a poll
+ * holds the worker's free slots while it claims, and a trigger at that moment would find none; the work runs on the
+ * trigger's hand-off and on the poll each delivery's end asks for.
+ */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "skail.store.url=jdbc:h2:mem:sample-${random.uuid};DB_CLOSE_DELAY=-1",
-                "skail.retry.backoff.initial=0ms", "skail.retry.backoff.max=0ms", "skail.worker.poll-interval=20ms",
+                "skail.retry.backoff.initial=0ms", "skail.retry.backoff.max=0ms", "skail.worker.poll-interval=1h",
                 "sample.latency=0ms", "sample.gateway-failures=2", "sample.prazo-confirmacao=0s" })
 class PedidosTests {
 

@@ -50,4 +50,21 @@ public final class StoreDeadline {
         }
         return Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
     }
+
+    /**
+     * Runs {@code work} without the current thread's deadline, restoring it after: for work done on behalf of others
+     * (a group commit led by a request), which the request's deadline must not cut short.
+     */
+    public static void without(Runnable work) {
+        Long previous = DEADLINE.get();
+        DEADLINE.remove();
+        try {
+            work.run();
+        }
+        finally {
+            if (previous != null) {
+                DEADLINE.set(previous);
+            }
+        }
+    }
 }

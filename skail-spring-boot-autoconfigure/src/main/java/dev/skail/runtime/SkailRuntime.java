@@ -367,13 +367,22 @@ public class SkailRuntime {
     }
 
     private void releaseQuietly(Lease lease) {
-        try {
-            this.store.release(lease, this.clock.millis());
-        }
-        catch (RuntimeException ex) {
-            // the lease expires on its own
-        }
+        // not under the deadline of the request that failed (it may have passed): a short one of its own
+        StoreDeadline.without(() -> {
+            try {
+                StoreDeadline.within(RELEASE_TIMEOUT, () -> {
+                    this.store.release(lease, this.clock.millis());
+                    return null;
+                });
+            }
+            catch (RuntimeException ex) {
+                // the lease expires on its own
+            }
+        });
     }
+
+    /** How long giving back the lease of a claimed create that failed may take. */
+    private static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(2);
 
     /** Runs an execution this process has just created claimed, whose history is known: no step yet. */
     void deliver(Lease lease, StoredHistory known) {
@@ -509,14 +518,19 @@ public class SkailRuntime {
     private SkailExecution resumeNow(String taskId) {
         ExecutionRow execution = this.store.find(taskId)
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "'"));
-        if (!this.store.resume(taskId, this.clock.millis())) {
+        long now = this.clock.millis();
+        if (!this.store.resume(taskId, now)) {
             throw new SkailConflictException("Execution '" + taskId + "' is " + execution.status()
                     + ": only a FAILED execution can be resumed");
         }
         logger.info("skail execution '" + taskId + "' resumed by hand");
-        SkailExecution resumed = find(taskId).orElseThrow(); // as resumed: PENDING, before the worker takes it
+        // as the resume left it (PENDING), not as read after it: a poll may take it meanwhile. The resume changed a
+        // FAILED row, which nothing else changes, so the row read before is the row it changed
+        ExecutionRow resumed = new ExecutionRow(execution.taskId(), execution.workload(), execution.version(),
+                execution.function(), execution.arguments(), ExecutionStatus.PENDING, execution.result(), null,
+                execution.attempt() + 1, 0, now, execution.createdAt(), now, execution.parentTaskId());
         this.wakeUp.run();
-        return resumed;
+        return view(resumed);
     }
 
     /**

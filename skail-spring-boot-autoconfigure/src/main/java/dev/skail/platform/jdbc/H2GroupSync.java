@@ -42,49 +42,68 @@ final class H2GroupSync {
      * told it is recorded
      */
     void awaitDurable(Connection connection) throws SQLException {
+        awaitDurable(connection, true);
+    }
+
+    /**
+     * @param interruptible whether an interrupt ends the wait (otherwise it is kept, and the thread's flag set again
+     * once the commit is durable: a group commit waits for the others' writes)
+     */
+    void awaitDurable(Connection connection, boolean interruptible) throws SQLException {
         long ticket = this.tickets.incrementAndGet();
-        long covered;
-        synchronized (this.lock) {
-            while (true) {
-                if (this.durableThrough >= ticket) {
-                    return;
-                }
-                if (!this.syncing) {
-                    this.syncing = true;
-                    // every ticket given out so far was taken after its commit: this sync covers them all
-                    covered = this.tickets.get();
-                    break;
-                }
-                try {
-                    // a request with a deadline (an HTTP trigger, a fire) answers 503 rather than wait for a disk
-                    // that hangs; the commit is made, so this is like a lost acknowledgement: a retry finds it there
-                    long remaining = StoreDeadline.remainingMillis();
-                    if (remaining == 0) {
-                        throw new SQLException("The store's sync to disk did not end before the request's deadline",
-                                "08000");
+        boolean interrupted = false;
+        try {
+            long covered;
+            synchronized (this.lock) {
+                while (true) {
+                    if (this.durableThrough >= ticket) {
+                        return;
                     }
-                    this.lock.wait(Math.max(0, remaining));
+                    if (!this.syncing) {
+                        this.syncing = true;
+                        // every ticket given out so far was taken after its commit: this sync covers them all
+                        covered = this.tickets.get();
+                        break;
+                    }
+                    try {
+                        // a request with a deadline (an HTTP trigger, a fire) answers 503 rather than wait for a disk
+                        // that hangs; the commit is made, so this is like a lost acknowledgement: a retry finds it
+                        long remaining = StoreDeadline.remainingMillis();
+                        if (remaining == 0) {
+                            throw new SQLException("The store's sync to disk did not end before the request's "
+                                    + "deadline", "08000");
+                        }
+                        this.lock.wait(Math.max(0, remaining));
+                    }
+                    catch (InterruptedException ex) {
+                        if (interruptible) {
+                            Thread.currentThread().interrupt();
+                            throw new SQLException("Interrupted while waiting for the store to sync its commits to "
+                                    + "disk", "08000", ex);
+                        }
+                        interrupted = true;
+                    }
                 }
-                catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                    throw new SQLException("Interrupted while waiting for the store to sync its commits to disk",
-                            "08000", ex);
+            }
+            boolean synced = false;
+            try {
+                sync(connection);
+                this.syncs.incrementAndGet();
+                synced = true;
+            }
+            finally {
+                synchronized (this.lock) {
+                    if (synced) {
+                        this.durableThrough = Math.max(this.durableThrough, covered);
+                    }
+                    this.syncing = false;
+                    this.lock.notifyAll();
                 }
             }
         }
-        boolean synced = false;
-        try {
-            sync(connection);
-            this.syncs.incrementAndGet();
-            synced = true;
-        }
         finally {
-            synchronized (this.lock) {
-                if (synced) {
-                    this.durableThrough = Math.max(this.durableThrough, covered);
-                }
-                this.syncing = false;
-                this.lock.notifyAll();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -52,6 +52,14 @@ final class H2JdbcCustomization extends JdbcCustomization {
     }
 
     @Override
+    void committedUninterruptibly(Connection connection) throws SQLException {
+        H2GroupSync sync = this.groupSync;
+        if (sync != null) {
+            sync.awaitDurable(connection, false);
+        }
+    }
+
+    @Override
     long @Nullable [] syncs() {
         H2GroupSync sync = this.groupSync;
         return (sync != null) ? new long[] { sync.commits(), sync.syncs() } : null;

@@ -94,6 +94,14 @@ abstract class JdbcCustomization {
     }
 
     /**
+     * As {@link #committed}, for a commit that carries the writes of other callers: an interrupt of the waiting
+     * thread does not end the wait (it is kept, and seen once the commit is durable).
+     */
+    void committedUninterruptibly(Connection connection) throws SQLException {
+        committed(connection);
+    }
+
+    /**
      * How many commits waited to be durable, and how many syncs to disk made them so, or {@code null} when the
      * database makes its commits durable itself.
      */

@@ -41,7 +41,13 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
      */
     private static final String LOCK_KEY = "SELECT hashtext(current_setting('search_path'))";
 
-    private static final String CHANNEL_PREFIX = "skail_";
+    static final String CHANNEL_PREFIX = "skail_";
+
+    /**
+     * The channel of ended executions: one per database, whatever the workload or version (a caller may wait for an
+     * execution of a version it does not serve); the payload is the task id.
+     */
+    static final String ENDED_CHANNEL = "skail_ended";
 
     private static final String CLAIM = "WITH due AS (" + dueTaskIds(" FOR UPDATE SKIP LOCKED") + ") "
             + "UPDATE skail_execution SET status = 'RUNNING', lease_owner = ?, "
@@ -53,6 +59,21 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
             + "' || md5(workload || ':' || version), task_id) FROM skail_execution WHERE ";
 
     private static final String NOTIFY_EXECUTION = NOTIFY + "task_id = ?";
+
+    /**
+     * An execution's end in one statement (see {@code JdbcExecutionStore.complete}): the update fenced by the lease,
+     * the parent's wake-up when it waits, its notification and the notification of the end. The first column counts
+     * the executions ended: 0 when the lease is lost.
+     */
+    static final String COMPLETE = "WITH done AS (UPDATE skail_execution SET status = 'COMPLETED', result = ?, "
+            + "next_run_at = NULL, updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL "
+            + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING' RETURNING task_id, parent_task_id), "
+            + "woken AS (UPDATE skail_execution parent SET next_run_at = CASE WHEN parent.status = 'WAITING' THEN ? "
+            + "ELSE parent.next_run_at END FROM done WHERE parent.task_id = done.parent_task_id "
+            + "RETURNING parent.task_id, parent.workload, parent.version, parent.status) "
+            + "SELECT (SELECT COUNT(*) FROM done), (SELECT COUNT(pg_notify('" + CHANNEL_PREFIX
+            + "' || md5(workload || ':' || version), task_id)) FROM woken WHERE status = 'WAITING'), "
+            + "(SELECT COUNT(pg_notify('" + ENDED_CHANNEL + "', task_id)) FROM done)";
 
     private static final String NOTIFY_PARENT = NOTIFY + "task_id = "
             + "(SELECT parent_task_id FROM skail_execution WHERE task_id = ?) AND status = 'WAITING'";
@@ -99,11 +120,6 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
         return new PostgreSqlNotificationListener(dataSource, channel(workload, version), wakeUp);
     }
 
-    /**
-     * The channel of ended executions: one per database, whatever the workload or version (a caller may wait for an
-     * execution of a version it does not serve); the payload is the task id.
-     */
-    static final String ENDED_CHANNEL = "skail_ended";
 
     @Override
     void announceEnded(Connection connection, String taskId) throws SQLException {

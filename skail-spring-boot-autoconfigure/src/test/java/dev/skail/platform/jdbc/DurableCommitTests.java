@@ -105,13 +105,14 @@ class DurableCommitTests {
         JdbcExecutionStore.Syncs syncs = this.store.syncs().orElseThrow();
         assertThat(syncs.commits() - before).isEqualTo(20);
         assertThat(syncs.syncs()).isEqualTo(syncs.commits());
+        assertThat(syncs.writes()).isEqualTo(syncs.commits());
     }
 
     @Test
-    void commitsThatWaitTogetherShareOneSync() throws Exception {
+    void writesThatWaitTogetherShareOneCommitAndOneSync() throws Exception {
         open();
         this.dataSource.holdSyncs();
-        // the first commit's sync is held: the 15 commits that come meanwhile all wait for the one that follows it
+        // the first trigger's sync is held: the 15 that come meanwhile wait for it, then share one commit and one sync
         ExecutorService writers = Executors.newFixedThreadPool(16);
         try {
             List<Future<?>> writes = new ArrayList<>();
@@ -121,7 +122,9 @@ class DurableCommitTests {
                 String id = "pedido-" + i;
                 writes.add(writers.submit(() -> this.store.create(execution(id))));
             }
-            awaitCommits(16);
+            awaitQueued(15);
+            // none of them is written before the first one's sync ends
+            assertThat(this.store.find("pedido-15")).isEmpty();
             this.dataSource.release();
             for (Future<?> write : writes) {
                 write.get(10, TimeUnit.SECONDS);
@@ -131,8 +134,12 @@ class DurableCommitTests {
             writers.shutdownNow();
         }
 
+        for (int i = 0; i < 16; i++) {
+            assertThat(this.store.find("pedido-" + i)).isPresent();
+        }
         JdbcExecutionStore.Syncs syncs = this.store.syncs().orElseThrow();
-        assertThat(syncs.commits()).isEqualTo(16);
+        assertThat(syncs.writes()).isEqualTo(16);
+        assertThat(syncs.commits()).isEqualTo(2);
         assertThat(syncs.syncs()).isEqualTo(2);
     }
 
@@ -150,8 +157,66 @@ class DurableCommitTests {
 
         this.dataSource.release();
         first.get(10, TimeUnit.SECONDS);
-        // its commit was made: the caller's retry finds it there
+        // it gave up while it waited for its turn to write: nothing of it is written, and the caller's retry writes it
+        assertThat(this.store.find("pedido-1")).isEmpty();
+        assertThat(this.store.create(execution("pedido-1"))).isEmpty();
         assertThat(this.store.find("pedido-1")).isPresent();
+    }
+
+    @Test
+    void aGroupCommitsWaitForItsSyncOutlastsAnInterruptAndKeepsIt() throws Exception {
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:mem:interrupt-" + java.util.UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+        this.dataSource.target = h2;
+        this.dataSource.holdSyncs();
+        H2GroupSync sync = new H2GroupSync();
+        // another commit's sync is in progress (held)
+        CompletableFuture<Void> first = CompletableFuture.runAsync(() -> awaitDurable(sync, true));
+        assertThat(this.dataSource.syncEntered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // a leader of a group commit waits for its own sync, and is interrupted meanwhile
+        CompletableFuture<Boolean> interruptedAfter = new CompletableFuture<>();
+        Thread leader = new Thread(() -> {
+            try {
+                awaitDurable(sync, false);
+                interruptedAfter.complete(Thread.currentThread().isInterrupted());
+            }
+            catch (RuntimeException ex) {
+                interruptedAfter.completeExceptionally(ex);
+            }
+        });
+        leader.start();
+        awaitWaiting(leader);
+        leader.interrupt();
+        // a thread that may be interrupted gives up instead
+        Thread other = new Thread(() -> awaitDurable(sync, true));
+        CompletableFuture<Throwable> otherFailure = new CompletableFuture<>();
+        other.setUncaughtExceptionHandler((thread, ex) -> otherFailure.complete(ex));
+        other.start();
+        awaitWaiting(other);
+        other.interrupt();
+        assertThat(otherFailure.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(SQLException.class)
+            .hasMessageContaining("Interrupted");
+
+        this.dataSource.release();
+        first.get(10, TimeUnit.SECONDS);
+        // the leader's wait ended with its sync, not with the interrupt, which it still has
+        assertThat(interruptedAfter.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(sync.syncs()).isEqualTo(2);
+    }
+
+    private void awaitDurable(H2GroupSync sync, boolean interruptible) {
+        try (Connection connection = this.dataSource.getConnection()) {
+            sync.awaitDurable(connection, interruptible);
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static void awaitWaiting(Thread thread) {
+        spinUntil(() -> thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING,
+                "the thread waiting for the sync");
     }
 
     @Test
@@ -219,13 +284,28 @@ class DurableCommitTests {
     }
 
     private void open() {
-        JdbcDataSource h2 = new JdbcDataSource();
-        h2.setURL("jdbc:h2:file:" + this.directory.resolve("skail") + ";WRITE_DELAY=0");
-        this.dataSource.target = h2;
-        this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
-                new StoreRetry(SqlDialect.H2, 2, Duration.ofMillis(1), Duration.ofMillis(5)), null);
-        this.store.initialize();
+        this.store = openFileStore(this.dataSource, this.directory);
         assertThat(this.store.syncs()).isPresent();
+    }
+
+    /** An embedded store on a new H2 file in {@code directory}, its connections through {@code dataSource}. */
+    static JdbcExecutionStore openFileStore(SyncWatchingDataSource dataSource, Path directory) {
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:file:" + directory.resolve("skail") + ";WRITE_DELAY=0");
+        dataSource.target = h2;
+        JdbcExecutionStore store = new JdbcExecutionStore(dataSource, SqlDialect.H2,
+                new StoreRetry(SqlDialect.H2, 2, Duration.ofMillis(1), Duration.ofMillis(5)), null);
+        store.initialize();
+        return store;
+    }
+
+    /** Returns once {@code condition} holds, failing after 10 s: for a thread to reach a state another one awaits. */
+    static void spinUntil(java.util.function.BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
     }
 
     /** The setting as the database has it, read through the same embedded database the application opened. */
@@ -239,12 +319,8 @@ class DurableCommitTests {
         }
     }
 
-    private void awaitCommits(long commits) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (this.store.syncs().orElseThrow().commits() < commits) {
-            assertThat(System.nanoTime()).as("all the commits waiting for a sync").isLessThan(deadline);
-            Thread.onSpinWait();
-        }
+    private void awaitQueued(int writes) {
+        spinUntil(() -> this.store.writesQueued() >= writes, "the writes waiting for the next group commit");
     }
 
     private static ExecutionRow execution(String taskId) {

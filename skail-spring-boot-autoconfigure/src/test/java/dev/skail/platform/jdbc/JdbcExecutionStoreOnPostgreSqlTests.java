@@ -11,8 +11,10 @@ import dev.skail.runtime.PostgreSqlForTests;
 import org.junit.jupiter.api.AfterEach;
 
 /**
- * {@link JdbcExecutionStoreTests} on PostgreSQL, where a new step is recorded in one statement (fence, step and
- * attempt together) and everything else takes the general path: each test in a schema of its own.
+ * {@link JdbcExecutionStoreTests} on PostgreSQL, where a new step (fence, step and attempt together), a trigger without
+ * tags (insert and notification) and an end (fenced update, parent's wake-up, notifications) are one statement each and
+ * everything else takes the general path: each test in a schema of its own. The notifications themselves are
+ * exercised by the semantics suite's run on PostgreSQL (results across instances, children waking their parent).
  */
 class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
 

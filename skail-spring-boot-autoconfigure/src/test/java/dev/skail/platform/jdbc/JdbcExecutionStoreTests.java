@@ -6,6 +6,7 @@ import java.util.Optional;
 import dev.skail.ExecutionStatus;
 import dev.skail.platform.AttemptRow;
 import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
 import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.StepRow;
@@ -53,6 +54,28 @@ class JdbcExecutionStoreTests {
         Optional<ExecutionRow> again = this.store.create(execution("t-1", 5));
 
         assertThat(again).hasValueSatisfying((row) -> assertThat(row.createdAt()).isZero());
+    }
+
+    @Test
+    void aClaimedCreateRetriedAfterALostAcknowledgementIsStillItsCallersToRun() {
+        Lease lease = new Lease("t-1", "a", "token-1");
+        assertThat(this.store.createClaimed(execution("t-1", 0), List.of(), lease, 30_000).claimed()).isTrue();
+
+        // the same create again (a retry after its commit's acknowledgement was lost) finds its own row
+        ExecutionStore.Created again = this.store.createClaimed(execution("t-1", 0), List.of(), lease, 30_000);
+        assertThat(again.claimed()).isTrue();
+        assertThat(again.existing()).isEmpty();
+
+        // another trigger's claimed create of the same id is not
+        ExecutionStore.Created other = this.store.createClaimed(execution("t-1", 5), List.of(),
+                new Lease("t-1", "b", "token-2"), 30_000);
+        assertThat(other.claimed()).isFalse();
+        assertThat(other.existing()).hasValueSatisfying((row) -> assertThat(row.status())
+            .isEqualTo(ExecutionStatus.RUNNING));
+        // and the runner of the first can record
+        this.store.recordStep(lease, new StepRow("t-1", 0, StepRow.COMMAND, "reservarEstoque", "[]",
+                StepRow.COMPLETED, "{\"reserva\":\"r-1\"}", null, "t-1-0", 1, 10, 20, null), null, 20, 30_000);
+        assertThat(this.store.history("t-1").orElseThrow().steps()).hasSize(1);
     }
 
     @Test

@@ -1,0 +1,418 @@
+package dev.skail.platform.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Savepoint;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.skail.platform.StoreDeadline;
+
+/**
+ * Runs the write transactions of concurrent callers as one transaction, one commit and one sync to disk (group
+ * commit across executions).
+ * <p>
+ * A caller queues its work and waits. Whichever waiting caller finds no batch running leads the next one: it takes
+ * everything queued (at most {@code maxBatch}), runs each work in turn on one connection, commits, waits until the
+ * commit would survive a power loss ({@link JdbcCustomization#committed}), and only then gives every caller its
+ * result. Nobody is told a write is recorded before it is durable; what changes is that the commit's cost (on an
+ * embedded H2, writing its changed pages and forcing the file) is paid once for the whole batch. A caller alone runs
+ * its work in a transaction of its own, as before, without waiting for anybody.
+ * <p>
+ * One work's failure must not decide the others': each work runs after a savepoint, and one that throws (a lease
+ * lost, a conflict, an {@code Error}) is rolled back to it and that failure is its caller's alone. When the
+ * transaction itself is lost (a deadlock, a broken connection: the savepoint cannot be rolled back to), the batch is
+ * rolled back and each work runs again in a transaction of its own. A failure of the commit or of the sync is every
+ * caller's, told as a failure to reach the store (each retries as it would have alone: the works are the store's
+ * retryable operations). A work must therefore leave the transaction to this class: no commit, no rollback of its own.
+ * <p>
+ * A caller with a {@link StoreDeadline} (a request) waits no longer than its deadline: still queued, it leaves the
+ * queue and fails as if the store could not be reached; already in a running batch, it fails the same way while the
+ * batch may still commit, as when a commit's acknowledgement is lost (a retry finds its write there). A caller that
+ * leads a batch writes it without its deadline and its interrupt (both restored after): they are its own, not the
+ * others'. A request that leads a batch on a disk that hangs waits for it; one that is queued does not.
+ */
+final class GroupCommit {
+
+    /**
+     * How many works must wait when a batch has committed for the next batch to be written while it syncs. With
+     * fewer, the next batch waits for the sync and grows meanwhile: each batch pays H2's commit, which writes the
+     * pages it changed, so many small batches cost more than fewer large ones (measured: always overlapping made
+     * benchmark B slower at 8 worker threads).
+     */
+    static final int PIPELINE_AT = 8;
+
+    private final DataSource dataSource;
+
+    private final JdbcCustomization customization;
+
+    private final int maxBatch;
+
+    private final Object lock = new Object();
+
+    /** Works waiting for the next batch. Guarded by {@link #lock}. */
+    private final ArrayDeque<Pending<?>> queue = new ArrayDeque<>();
+
+    /** Whether a caller runs a batch now. Guarded by {@link #lock}. */
+    private boolean leading;
+
+    /** Works committed, and the transactions that committed them (counted once committed). */
+    private final AtomicLong works = new AtomicLong();
+
+    private final AtomicLong transactions = new AtomicLong();
+
+    GroupCommit(DataSource dataSource, JdbcCustomization customization, int maxBatch) {
+        this.dataSource = dataSource;
+        this.customization = customization;
+        this.maxBatch = maxBatch;
+    }
+
+    /**
+     * Runs {@code work} in a transaction, possibly shared with other callers' works, and returns its result once the
+     * transaction is committed and durable.
+     * @throws SQLException as the work, its commit or its sync failed
+     */
+    <T> T run(JdbcExecutionStore.SqlWork<T> work) throws SQLException {
+        Pending<T> mine = new Pending<>(work);
+        // the lead is taken only once the batch is built: nothing can fail between taking it and the try that gives
+        // it back
+        List<Pending<?>> batch = new ArrayList<>();
+        synchronized (this.lock) {
+            this.queue.add(mine);
+            while (true) {
+                if (mine.done) {
+                    return mine.outcome();
+                }
+                if (!this.leading && !mine.taken) {
+                    if (StoreDeadline.remainingMillis() == 0) {
+                        // too late to write anything: not the others' batch to fail on its deadline
+                        this.queue.remove(mine);
+                        throw new SQLTransientConnectionException("no time left to reach the store", "08001");
+                    }
+                    // still queued, and no batch is being written: this caller writes the next one
+                    this.queue.remove(mine);
+                    batch.add(mine);
+                    while (!this.queue.isEmpty() && batch.size() < this.maxBatch) {
+                        batch.add(this.queue.poll());
+                    }
+                    for (Pending<?> pending : batch) {
+                        pending.taken = true;
+                    }
+                    this.leading = true;
+                    break;
+                }
+                // queued behind a batch being written, or taken by a batch that waits for its sync
+                awaitTurn(mine);
+            }
+        }
+        boolean[] handedOff = new boolean[1];
+        Runnable handOff = () -> {
+            if (!handedOff[0]) {
+                handedOff[0] = true;
+                synchronized (this.lock) {
+                    this.leading = false;
+                    this.lock.notifyAll();
+                }
+            }
+        };
+        // the leader's deadline and interrupt are its own: they must not fail the others' writes
+        boolean interrupted = Thread.interrupted();
+        try {
+            StoreDeadline.without(() -> execute(batch, handOff));
+        }
+        finally {
+            handOff.run();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return mine.outcome();
+    }
+
+    /** Waits for a batch to end, no longer than the caller's deadline. Called holding {@link #lock}. */
+    private void awaitTurn(Pending<?> mine) throws SQLException {
+        long remaining = StoreDeadline.remainingMillis();
+        if (remaining == 0) {
+            if (this.queue.remove(mine)) {
+                throw new SQLTransientConnectionException("no time left to reach the store", "08001");
+            }
+            // taken by a batch: written only if the batch has not come to it yet (then, like a lost
+            // acknowledgement, a retry finds it)
+            mine.abandoned = true;
+            throw new SQLException("The store's commit did not end before the request's deadline", "08000");
+        }
+        try {
+            this.lock.wait(Math.max(0, remaining));
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            if (this.queue.remove(mine)) {
+                throw new SQLException("Interrupted while waiting to write to the store", "08000", ex);
+            }
+            throw new SQLException("Interrupted while waiting for the store's commit", "08000", ex);
+        }
+    }
+
+    /**
+     * Runs the batch and gives each of its callers its outcome; {@code handOff} lets the next batch begin: once this
+     * one is durable, or once it is committed when many wait ({@link #PIPELINE_AT}).
+     */
+    private void execute(List<Pending<?>> batch, Runnable handOff) {
+        try {
+            if (!together(batch, handOff)) {
+                // the transaction was lost (nobody told anything yet): each alone, so that each has its own outcome
+                for (Pending<?> pending : batch) {
+                    if (!pending.done && !pending.abandoned) {
+                        alone(pending);
+                        synchronized (this.lock) {
+                            // its caller need not wait for the others' writes
+                            this.lock.notifyAll();
+                        }
+                    }
+                }
+            }
+        }
+        catch (Throwable ex) {
+            StoreFailure failure = new StoreFailure(ex);
+            for (Pending<?> pending : batch) {
+                if (!pending.done) {
+                    pending.failed(failure);
+                }
+            }
+        }
+        finally {
+            synchronized (this.lock) {
+                this.lock.notifyAll();
+            }
+        }
+    }
+
+    /** Runs one work in a transaction of its own; whatever it throws is its caller's. */
+    private <T> void alone(Pending<T> pending) {
+        try {
+            pending.succeeded(JdbcExecutionStore.inTransaction(this.dataSource, this.customization, pending.work));
+            this.works.incrementAndGet();
+            this.transactions.incrementAndGet();
+        }
+        catch (Throwable ex) {
+            pending.failed(ex);
+        }
+    }
+
+    /**
+     * Runs the works in one transaction, each after a savepoint, commits, waits for the sync.
+     * @return {@code false} when the transaction was lost before its commit (a work's failure could not be rolled
+     * back to its savepoint): it is rolled back, and the works that have no outcome yet must run again
+     */
+    private boolean together(List<Pending<?>> batch, Runnable handOff) throws SQLException {
+        Object[] results = new Object[batch.size()];
+        // the works' own failures, told only once the batch's fate is known: if the transaction is lost, each runs
+        // again alone and its caller is told that outcome instead
+        Throwable[] failures = new Throwable[batch.size()];
+        int committed = 0;
+        try (Connection connection = this.dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            for (int i = 0; i < batch.size(); i++) {
+                if (batch.get(i).abandoned) {
+                    // its caller gave up (its deadline passed) before the batch came to it: not written
+                    failures[i] = new SQLException("The caller gave up before its write", "08000");
+                    continue;
+                }
+                Savepoint savepoint = (batch.size() > 1) ? connection.setSavepoint() : null;
+                try {
+                    results[i] = batch.get(i).work.run(connection);
+                    committed++;
+                }
+                catch (Throwable ex) {
+                    if (!rolledBackTo(connection, savepoint, ex)) {
+                        rollback(connection, ex);
+                        if (batch.size() == 1) {
+                            batch.get(0).failed(ex);
+                            return true;
+                        }
+                        return false;
+                    }
+                    failures[i] = ex;
+                }
+            }
+            try {
+                connection.commit();
+            }
+            catch (SQLException | RuntimeException ex) {
+                rollback(connection, ex);
+                tell(batch, results, failures, ex);
+                return true;
+            }
+            this.works.addAndGet(committed);
+            this.transactions.incrementAndGet();
+            if (queued() >= PIPELINE_AT) {
+                // many wait: the next batch is written while this one syncs (its callers are still told only after)
+                handOff.run();
+            }
+            try {
+                // not told it is recorded before it would survive a power loss; an interrupt of the leader must not
+                // fail the others' writes, which are committed
+                this.customization.committedUninterruptibly(connection);
+            }
+            catch (SQLException | RuntimeException ex) {
+                tell(batch, results, failures, ex);
+                return true;
+            }
+            tell(batch, results, failures, null);
+        }
+        catch (SQLException ex) {
+            // no connection, or it failed on closing (those told already keep their outcome): each caller retries
+            tell(batch, results, failures, ex);
+        }
+        return true;
+    }
+
+    /**
+     * Tells each caller of the batch without an outcome yet: its work's own failure, else the batch's failure (as a
+     * failure to reach the store, see {@link #failAll}), else its result.
+     */
+    private static void tell(List<Pending<?>> batch, Object[] results, Throwable[] failures,
+            @Nullable Exception batchFailure) {
+        for (int i = 0; i < batch.size(); i++) {
+            Pending<?> pending = batch.get(i);
+            if (!pending.done && failures[i] != null) {
+                pending.failed(failures[i]);
+            }
+        }
+        if (batchFailure != null) {
+            failAll(batch, batchFailure);
+            return;
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            if (!batch.get(i).done) {
+                batch.get(i).succeededUnchecked(results[i]);
+            }
+        }
+    }
+
+    /**
+     * Rolls the transaction back to the work's savepoint after {@code failure}; {@code false} when there is none (a
+     * work alone) or the transaction itself was lost (H2 rolls a deadlocked transaction back whole).
+     */
+    private static boolean rolledBackTo(Connection connection, @Nullable Savepoint savepoint, Throwable failure) {
+        if (savepoint == null) {
+            return false;
+        }
+        if (failure instanceof SQLException ex && ex.getSQLState() != null
+                && (ex.getSQLState().startsWith("40") || ex.getSQLState().startsWith("08"))) {
+            return false;
+        }
+        try {
+            connection.rollback(savepoint);
+            return true;
+        }
+        catch (SQLException | RuntimeException ex) {
+            failure.addSuppressed(ex);
+            return false;
+        }
+    }
+
+    private static void rollback(Connection connection, Throwable failure) {
+        try {
+            connection.rollback();
+        }
+        catch (SQLException | RuntimeException ex) {
+            failure.addSuppressed(ex);
+        }
+    }
+
+    /**
+     * Gives every caller without an outcome the failure of the batch, as a failure to reach the store: it is not
+     * their statement that was refused, and each retries its own work.
+     */
+    private static void failAll(List<Pending<?>> batch, Exception ex) {
+        SQLException shared = new SQLException("The store could not commit the writes grouped with this one: "
+                + ex.getMessage(), "08000", (ex instanceof SQLException sql) ? sql.getErrorCode() : 0, ex);
+        for (Pending<?> pending : batch) {
+            if (!pending.done) {
+                pending.failed(shared);
+            }
+        }
+    }
+
+    /** How many works wait for the batch in progress to end. */
+    int queued() {
+        synchronized (this.lock) {
+            return this.queue.size();
+        }
+    }
+
+    /** How many works were committed, and in how many transactions. */
+    long[] counts() {
+        return new long[] { this.works.get(), this.transactions.get() };
+    }
+
+    /** A failure of the batch itself (not of one work), told to each caller as a failure to reach the store. */
+    private static final class StoreFailure extends SQLException {
+
+        StoreFailure(Throwable cause) {
+            super("The store could not write the writes grouped with this one: " + cause, "08000", cause);
+        }
+    }
+
+    private static final class Pending<T> {
+
+        final JdbcExecutionStore.SqlWork<T> work;
+
+        private volatile boolean done;
+
+        /** Whether a batch took it (it is no longer queued). Guarded by {@link GroupCommit#lock}. */
+        private boolean taken;
+
+        /** Whether its caller gave up waiting after a batch took it (its deadline passed). */
+        private volatile boolean abandoned;
+
+        private @Nullable T result;
+
+        private @Nullable Throwable failure;
+
+        Pending(JdbcExecutionStore.SqlWork<T> work) {
+            this.work = work;
+        }
+
+        void succeeded(@Nullable T result) {
+            this.result = result;
+            this.done = true;
+        }
+
+        @SuppressWarnings("unchecked")
+        void succeededUnchecked(@Nullable Object result) {
+            succeeded((T) result);
+        }
+
+        void failed(Throwable failure) {
+            this.failure = failure;
+            this.done = true;
+        }
+
+        @SuppressWarnings("NullAway")
+        T outcome() throws SQLException {
+            Throwable failure = this.failure;
+            if (failure == null) {
+                return this.result;
+            }
+            if (failure instanceof SQLException ex) {
+                throw ex;
+            }
+            if (failure instanceof RuntimeException ex) {
+                throw ex;
+            }
+            if (failure instanceof Error error) {
+                throw error;
+            }
+            throw new SQLException(failure);
+        }
+    }
+}
