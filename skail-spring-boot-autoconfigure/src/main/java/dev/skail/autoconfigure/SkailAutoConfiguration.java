@@ -88,7 +88,7 @@ public final class SkailAutoConfiguration {
         config.setUsername(store.getUsername());
         config.setPassword(store.getPassword());
         config.setMaximumPoolSize((store.getMaxPoolSize() != null) ? store.getMaxPoolSize()
-                : properties.getWorker().getConcurrency() + 4);
+                : properties.getWorker().concurrency(dialect) + 4);
         config.setConnectionTimeout(store.getConnectionTimeout().toMillis());
         config.setInitializationFailTimeout(-1);
         String schema = schema(store.getSchema());
@@ -269,7 +269,8 @@ public final class SkailAutoConfiguration {
             @Qualifier(CLOCK_BEAN_NAME) ObjectProvider<Clock> clock,
             SkailProperties properties) {
         SkailProperties.Worker worker = properties.getWorker();
-        return new SkailWorker(runtime, store, clock.getIfAvailable(Clock::systemUTC), worker.getConcurrency(),
+        SqlDialect dialect = (store instanceof JdbcExecutionStore jdbc) ? jdbc.dialect() : null;
+        return new SkailWorker(runtime, store, clock.getIfAvailable(Clock::systemUTC), worker.concurrency(dialect),
                 worker.getPollInterval(), worker.getShutdownTimeout());
     }
 

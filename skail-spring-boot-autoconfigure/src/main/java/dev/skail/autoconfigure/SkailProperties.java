@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.skail.analyzer.AnalyzerMode;
+import dev.skail.platform.jdbc.SqlDialect;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -357,8 +358,12 @@ public class SkailProperties {
         /** Whether this application runs executions (false: it only triggers and queries them). */
         private boolean enabled = true;
 
-        /** How many executions run at once. Defaults to four per core. */
-        private int concurrency = Math.max(4, 4 * Runtime.getRuntime().availableProcessors());
+        /**
+         * How many executions run at once. Defaults to 8 per core, at least 32, on the embedded H2 store (the more
+         * executions write together, the more of them one sync to disk covers), and to 4 per core, at least 4, on
+         * PostgreSQL (each one may hold one of the server's connections; see {@link Store#getMaxPoolSize()}).
+         */
+        private @Nullable Integer concurrency;
 
         /** How often the store is polled for due executions. */
         private Duration pollInterval = Duration.ofMillis(200);
@@ -380,11 +385,23 @@ public class SkailProperties {
             this.enabled = enabled;
         }
 
-        public int getConcurrency() {
+        public @Nullable Integer getConcurrency() {
             return this.concurrency;
         }
 
-        public void setConcurrency(int concurrency) {
+        /**
+         * The concurrency set, or the default for the store's database.
+         * @param dialect the database of the execution store, or {@code null} for a store of the application's own
+         */
+        public int concurrency(@Nullable SqlDialect dialect) {
+            if (this.concurrency != null) {
+                return this.concurrency;
+            }
+            int cores = Runtime.getRuntime().availableProcessors();
+            return (dialect == SqlDialect.H2) ? Math.max(32, 8 * cores) : Math.max(4, 4 * cores);
+        }
+
+        public void setConcurrency(@Nullable Integer concurrency) {
             this.concurrency = concurrency;
         }
 

@@ -1,5 +1,11 @@
 package dev.skail.autoconfigure;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
 
 import javax.sql.DataSource;
@@ -12,9 +18,11 @@ import dev.skail.logging.ReplayedLogSuppression;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.skail.http.IdempotencyKeyInterceptor;
 import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.jdbc.SqlDialect;
 import dev.skail.runtime.SkailRuntime;
 import dev.skail.runtime.SkailWorker;
 import dev.skail.web.SkailApiController;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -61,6 +69,56 @@ class SkailAutoConfigurationTests {
     void concurrencyPropertyConfiguresTheWorker() {
         this.runner.withPropertyValues("skail.worker.concurrency=3")
             .run((context) -> assertThat(context.getBean(SkailWorker.class).concurrency()).isEqualTo(3));
+    }
+
+    @Test
+    void onTheEmbeddedStoreTheWorkerRunsEightExecutionsPerCoreAtLeast32WithAPoolOfFourConnectionsMore()
+            throws SQLException {
+        int expected = Math.max(32, 8 * Runtime.getRuntime().availableProcessors());
+        String url = "jdbc:h2:mem:concurrency-default;DB_CLOSE_DELAY=-1";
+        this.runner.withPropertyValues("skail.store.url=" + url).run((context) -> {
+            assertThat(context.getBean(SkailWorker.class).concurrency()).isEqualTo(expected);
+            try (Connection probe = DriverManager.getConnection(url, "", "")) {
+                // the pool opens its connections in the background, up to its maximum: H2 counts them as sessions
+                Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                    try (Statement statement = probe.createStatement();
+                            ResultSet sessions = statement
+                                .executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS")) {
+                        sessions.next();
+                        assertThat(sessions.getInt(1) - 1).isEqualTo(expected + 4);
+                    }
+                });
+            }
+        });
+    }
+
+    @Test
+    void aSetConcurrencyAndPoolSizeWinOverTheDefaults() throws SQLException {
+        String url = "jdbc:h2:mem:concurrency-set;DB_CLOSE_DELAY=-1";
+        this.runner
+            .withPropertyValues("skail.store.url=" + url, "skail.worker.concurrency=5", "skail.store.max-pool-size=3")
+            .run((context) -> {
+                assertThat(context.getBean(SkailWorker.class).concurrency()).isEqualTo(5);
+                try (Connection probe = DriverManager.getConnection(url, "", "")) {
+                    Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                        try (Statement statement = probe.createStatement();
+                                ResultSet sessions = statement
+                                    .executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS")) {
+                            sessions.next();
+                            assertThat(sessions.getInt(1) - 1).isEqualTo(3);
+                        }
+                    });
+                }
+            });
+    }
+
+    @Test
+    void onPostgreSqlTheWorkerRunsFourExecutionsPerCoreByDefault() {
+        // each execution may hold one of the server's connections: several instances share its max_connections
+        assertThat(new SkailProperties.Worker().concurrency(SqlDialect.POSTGRESQL))
+            .isEqualTo(Math.max(4, 4 * Runtime.getRuntime().availableProcessors()));
+        assertThat(new SkailProperties.Worker().concurrency(null))
+            .isEqualTo(Math.max(4, 4 * Runtime.getRuntime().availableProcessors()));
     }
 
     @Test

@@ -138,6 +138,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         retry.gate(() -> this.notReady);
     }
 
+    /** The database this store writes to. */
+    public SqlDialect dialect() {
+        return this.dialect;
+    }
+
     /** The schedules of this store, on its data source, in its tables (see {@link JdbcScheduleStore}). */
     public dev.skail.platform.ScheduleStore scheduleStore() {
         return new JdbcScheduleStore(this.dataSource, this.retry, this.customization);
