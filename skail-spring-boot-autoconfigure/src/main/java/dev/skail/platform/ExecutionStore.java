@@ -134,6 +134,19 @@ public interface ExecutionStore {
      */
     void recordStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil);
 
+    /**
+     * Records several steps of one delivery in order, the attempt (if any) belonging to the last one, in one
+     * transaction where the store can: the runtime keeps back a step that acknowledges nothing (a delay or an event
+     * wait going to sleep, a delay found due) and hands it over with the delivery's next write. By default, one
+     * {@link #recordStep} each.
+     */
+    default void recordSteps(Lease lease, List<StepRow> steps, @Nullable AttemptRow attempt, long now,
+            long leaseUntil) {
+        for (int i = 0; i < steps.size(); i++) {
+            recordStep(lease, steps.get(i), (i == steps.size() - 1) ? attempt : null, now, leaseUntil);
+        }
+    }
+
     /** Records an attempt of a step that has no outcome yet (a failure that will be retried). */
     void recordAttempt(Lease lease, AttemptRow attempt, long now, long leaseUntil);
 
@@ -142,6 +155,17 @@ public interface ExecutionStore {
      * if an awaited event is already kept or an awaited child has already ended), releasing the lease.
      */
     void suspend(Lease lease, Suspend suspend, long now);
+
+    /**
+     * Records the steps kept back (the PENDING delay or event wait the delivery goes to sleep on, typically), then
+     * suspends, in one transaction where the store can. By default, {@link #recordSteps} then {@link #suspend}.
+     */
+    default void suspend(Lease lease, List<StepRow> steps, Suspend suspend, long now, long leaseUntil) {
+        if (!steps.isEmpty()) {
+            recordSteps(lease, steps, null, now, leaseUntil);
+        }
+        suspend(lease, suspend, now);
+    }
 
     /**
      * Creates a child execution, PENDING, with its tags, and records the parent's PENDING step that started it, in one

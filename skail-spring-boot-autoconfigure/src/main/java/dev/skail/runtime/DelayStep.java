@@ -38,10 +38,12 @@ final class DelayStep {
             StepRow step = new StepRow(this.delivery.taskId(), position, StepRow.DELAY, NAME,
                     arguments, elapsed ? StepRow.COMPLETED : StepRow.PENDING, Long.toString(due),
                     null, this.delivery.key(position), this.delivery.execution.attempt(), now, now, null);
-            this.delivery.writer.step(step, null, now);
             if (!elapsed) {
+                // kept back: written with the suspension, in one write (lost before it, the replay delays again)
+                this.delivery.writer.keepBack(step);
                 throw hibernate(due);
             }
+            this.delivery.writer.step(step, null, now);
             return;
         }
         if (StepRow.COMPLETED.equals(recorded.status())) {
@@ -51,7 +53,8 @@ final class DelayStep {
         if (due > now) {
             throw hibernate(due);
         }
-        this.delivery.writer.step(completed(recorded, now), null, now);
+        // kept back: written with the delivery's next write (lost before it, the replay finds the delay due again)
+        this.delivery.writer.keepBack(completed(recorded, now));
     }
 
     /** A negative delay is a mistake in the function (a due time that passed): refused, never recorded. */

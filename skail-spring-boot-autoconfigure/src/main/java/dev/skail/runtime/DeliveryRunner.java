@@ -2,6 +2,7 @@ package dev.skail.runtime;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Set;
 
 import dev.skail.SkailAttempt;
@@ -12,6 +13,7 @@ import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
 import dev.skail.platform.LeaseLostException;
+import dev.skail.platform.StepRow;
 import dev.skail.platform.StoreStatementException;
 import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
@@ -119,12 +121,7 @@ final class DeliveryRunner {
         Stop stop = delivery.stop;
         RuntimeException abandoned = stop.abandonCause();
         if (abandoned != null) {
-            logger.warn("skail delivery of '" + lease.taskId() + "' abandoned, not counted as an attempt: "
-                    + abandoned.getMessage());
-            if (!(abandoned instanceof LeaseLostException)) {
-                safely(() -> this.store.release(lease, platformMillis()));
-            }
-            return "abandoned";
+            return abandoned(lease, abandoned);
         }
         if (stop.fatal() == null && stop.stopped()) {
             if (failure == null && stop.thrownIntoFunction() != null) {
@@ -139,8 +136,27 @@ final class DeliveryRunner {
                             + "' went on after the runtime suspended it (" + stop.reason() + "); it must not catch "
                             + "Throwable or Error around steps. What it did after that point was not recorded");
                 }
-                safely(() -> this.store.suspend(lease, stop.request(), platformMillis()));
+                // the PENDING delay or event wait kept back goes to sleep with the suspension, in one write
+                List<StepRow> keptBack = delivery.writer.takeKeptBack();
+                long now = platformMillis();
+                safely(() -> this.store.suspend(lease, keptBack, stop.request(), now, now));
                 return "suspended";
+            }
+        }
+        // an end is written after the steps kept back (a delay found due just before the function returned)
+        try {
+            delivery.writer.flush(platformMillis());
+        }
+        catch (Suspension ex) {
+            RuntimeException cause = stop.abandonCause();
+            if (cause != null) {
+                return abandoned(lease, cause);
+            }
+            RuntimeException refused = stop.fatal();
+            if (refused != null) {
+                failForGood(lease, refused);
+                this.runtime.instrumentation().executionEnded(definition.name(), "failed");
+                return "failed";
             }
         }
         // an exception before the history is consumed is a function failure (S5), not a divergence: only a step
@@ -197,6 +213,15 @@ final class DeliveryRunner {
         logger.info("skail execution '" + lease.taskId() + "' CANCELLED (function '" + definition.name() + "' "
                 + ((failure != null) ? "threw " + failure : "returned") + " after seeing the cancellation)");
         return "cancelled";
+    }
+
+    private String abandoned(Lease lease, RuntimeException cause) {
+        logger.warn("skail delivery of '" + lease.taskId() + "' abandoned, not counted as an attempt: "
+                + cause.getMessage());
+        if (!(cause instanceof LeaseLostException)) {
+            safely(() -> this.store.release(lease, platformMillis()));
+        }
+        return "abandoned";
     }
 
     private String functionFailed(Delivery delivery, FunctionDefinition definition, Throwable failure, long now) {

@@ -61,7 +61,8 @@ final class EventStep {
         if (recorded == null) {
             StepRow pending = new StepRow(taskId, position, StepRow.EVENT, name, arguments, StepRow.PENDING,
                     (due != null) ? "{\"due\":" + due + "}" : null, null, key, functionAttempt, now, now, null);
-            this.delivery.writer.step(pending, null, now);
+            // kept back: written with the suspension, in one write (lost before it, the replay waits again)
+            this.delivery.writer.keepBack(pending);
         }
         throw this.delivery.stop.suspend(ExecutionStatus.WAITING, due, name, null, "waiting for event '" + name + "'");
     }

@@ -1,11 +1,15 @@
 package dev.skail.runtime;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,6 +32,7 @@ import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
 import dev.skail.platform.StepRow;
+import dev.skail.platform.StoreUnavailableException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.DeserializationFeature;
@@ -130,6 +135,112 @@ class EngineTests {
         assertThat(harness.runUntilQuiet(PEDIDO).status()).isEqualTo(ExecutionStatus.COMPLETED);
         assertThat(harness.deliveries()).isEqualTo(deliveries + 1);
         assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+    }
+
+    // ---------------------------------------------------------------- the writes a delay costs
+
+    @Test
+    void aDelayGoesToSleepInOneWriteAndIsFoundDueWithTheNextStep() {
+        StoreWrites writes = new StoreWrites(newStore());
+        this.harness = EngineHarness.of(new PedidoComEspera(this.runs), writes.store(), SkailJson.createDefault());
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
+        Instant started = this.harness.clock.instant();
+
+        ExecutionRow waiting = this.harness.runUntilQuiet(PEDIDO);
+
+        // the PENDING delay is written with the suspension, not before it
+        assertThat(waiting.status()).isEqualTo(ExecutionStatus.WAITING);
+        assertThat(writes.taken()).containsExactly("recordStep [0]", "suspend [1]");
+        assertThat(this.harness.steps(PEDIDO)).extracting(StepRow::kind, StepRow::status, StepRow::result)
+            .containsExactly(tuple(StepRow.COMMAND, StepRow.COMPLETED, "\"reservado pedido-42\""),
+                    tuple(StepRow.DELAY, StepRow.PENDING,
+                            Long.toString(started.plus(Duration.ofHours(1)).toEpochMilli())));
+
+        this.harness.advance(Duration.ofHours(1));
+        ExecutionRow execution = this.harness.runUntilQuiet(PEDIDO);
+
+        // the delay found due is written with the next command's step, in one write
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(writes.taken()).containsExactly("recordSteps [1, 2]", "complete []");
+        assertThat(this.harness.steps(PEDIDO)).extracting(StepRow::kind, StepRow::name, StepRow::status)
+            .containsExactly(tuple(StepRow.COMMAND, "reservarEstoque", StepRow.COMPLETED),
+                    tuple(StepRow.DELAY, "delay", StepRow.COMPLETED),
+                    tuple(StepRow.COMMAND, "cobrarCartao", StepRow.COMPLETED));
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+    }
+
+    @Test
+    void aDelayFoundDueJustBeforeTheFunctionReturnsIsWrittenBeforeItsEnd() {
+        StoreWrites writes = new StoreWrites(newStore());
+        this.harness = EngineHarness.of(new PedidoQueTerminaComEspera(this.runs), writes.store(),
+                SkailJson.createDefault());
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
+        this.harness.runUntilQuiet(PEDIDO);
+        writes.taken();
+        this.harness.advance(Duration.ofHours(1));
+
+        ExecutionRow execution = this.harness.runUntilQuiet(PEDIDO);
+
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(this.harness.result(PEDIDO, String.class)).isEqualTo("reservado pedido-42");
+        assertThat(writes.taken()).containsExactly("recordSteps [1]", "complete []");
+        assertThat(this.harness.steps(PEDIDO)).extracting(StepRow::kind, StepRow::status)
+            .containsExactly(tuple(StepRow.COMMAND, StepRow.COMPLETED), tuple(StepRow.DELAY, StepRow.COMPLETED));
+    }
+
+    @Test
+    void aDelayWhoseSuspensionWasLostIsRecordedAgainWhenTheReplayReachesItAndNoCommandRunsTwice() {
+        StoreWrites writes = new StoreWrites(newStore());
+        this.harness = EngineHarness.of(new PedidoComEspera(this.runs), writes.store(), SkailJson.createDefault());
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
+        writes.failNextSuspend();
+
+        // the store is out when the delivery goes to sleep: the PENDING delay kept back is lost with the suspension
+        ExecutionRow running = this.harness.runUntilQuiet(PEDIDO);
+        assertThat(running.status()).isEqualTo(ExecutionStatus.RUNNING);
+        assertThat(this.harness.steps(PEDIDO)).extracting(StepRow::kind).containsExactly(StepRow.COMMAND);
+
+        // the lease runs out; the replay keeps the command's result and reaches the delay again, due from now
+        this.harness.advance(EngineHarness.LEASE.plusSeconds(1));
+        Instant replayed = this.harness.clock.instant();
+        ExecutionRow waiting = this.harness.runUntilQuiet(PEDIDO);
+
+        assertThat(waiting.status()).isEqualTo(ExecutionStatus.WAITING);
+        assertThat(waiting.nextRunAt()).isEqualTo(replayed.plus(Duration.ofHours(1)).toEpochMilli());
+        assertThat(this.harness.steps(PEDIDO)).extracting(StepRow::kind, StepRow::status)
+            .containsExactly(tuple(StepRow.COMMAND, StepRow.COMPLETED), tuple(StepRow.DELAY, StepRow.PENDING));
+        this.harness.advance(Duration.ofHours(1));
+        assertThat(this.harness.runUntilQuiet(PEDIDO).status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(this.runs.count("reservarEstoque")).isEqualTo(1);
+        assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
+    }
+
+    @Test
+    void anEventWaitGoesToSleepWithItsSuspensionAndAnEventFiredMeanwhileWakesIt() {
+        StoreWrites writes = new StoreWrites(newStore());
+        this.harness = EngineHarness.of(new PedidoAguardandoPagamento(this.runs), writes.store(),
+                SkailJson.createDefault());
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
+        this.harness.runUntilQuiet(PEDIDO);
+        this.harness.advance(Duration.ofHours(1));
+        writes.taken();
+
+        ExecutionRow waiting = this.harness.runUntilQuiet(PEDIDO);
+
+        // the delay found due goes with the look for a kept event; the PENDING wait with the suspension
+        assertThat(waiting.status()).isEqualTo(ExecutionStatus.WAITING);
+        assertThat(writes.taken()).containsExactly("recordSteps [1]", "takeEvent", "suspend [2]");
+        assertThat(this.harness.steps(PEDIDO)).extracting(StepRow::kind, StepRow::status)
+            .containsExactly(tuple(StepRow.COMMAND, StepRow.COMPLETED), tuple(StepRow.DELAY, StepRow.COMPLETED),
+                    tuple(StepRow.EVENT, StepRow.PENDING));
+
+        this.harness.fire(PEDIDO, "pagamentoAprovado", "PIX-1");
+        this.harness.runUntilQuiet(PEDIDO);
+        this.harness.advance(Duration.ofHours(1));
+        ExecutionRow execution = this.harness.runUntilQuiet(PEDIDO);
+        assertThat(execution.status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(this.harness.result(PEDIDO, String.class)).isEqualTo("PIX-1/nenhum");
     }
 
     // ---------------------------------------------------------------- S3, S4: command failures
@@ -888,6 +999,88 @@ class EngineTests {
                 Skail.delay(Duration.ofHours(1));
             }
             return "CONFIRMADO";
+        }
+    }
+
+    public static class PedidoQueTerminaComEspera extends PedidoComEspera {
+
+        PedidoQueTerminaComEspera(Runs runs) {
+            super(runs);
+        }
+
+        @Override
+        @SkailFunction
+        public String processarPedido(String pedidoId, BigDecimal valor) {
+            String reserva = reservarEstoque(pedidoId);
+            Skail.delay(Duration.ofHours(1));
+            return reserva;
+        }
+    }
+
+    /**
+     * The store under test, seen through what the runtime asks of it: each write a delivery makes, named with the
+     * positions of the steps it carries; the next suspension can be made to fail as if the store were out.
+     */
+    static final class StoreWrites {
+
+        private static final Set<String> WRITES = Set.of("recordStep", "recordSteps", "recordAttempt", "suspend",
+                "complete", "fail", "takeEvent", "startChild", "scheduleFunctionRetry");
+
+        private final List<String> taken = new CopyOnWriteArrayList<>();
+
+        private final AtomicBoolean failNextSuspend = new AtomicBoolean();
+
+        private final ExecutionStore store;
+
+        StoreWrites(ExecutionStore target) {
+            this.store = (ExecutionStore) Proxy.newProxyInstance(ExecutionStore.class.getClassLoader(),
+                    new Class<?>[] { ExecutionStore.class }, (proxy, method, args) -> {
+                        if (WRITES.contains(method.getName())) {
+                            if (method.getName().equals("suspend") && this.failNextSuspend.getAndSet(false)) {
+                                throw new StoreUnavailableException("the store is out (test)", null);
+                            }
+                            this.taken.add(describe(method.getName(), args));
+                        }
+                        try {
+                            return method.invoke(target, args);
+                        }
+                        catch (InvocationTargetException ex) {
+                            throw ex.getCause();
+                        }
+                    });
+        }
+
+        ExecutionStore store() {
+            return this.store;
+        }
+
+        void failNextSuspend() {
+            this.failNextSuspend.set(true);
+        }
+
+        /** The writes made since the last call. */
+        List<String> taken() {
+            List<String> writes = List.copyOf(this.taken);
+            this.taken.clear();
+            return writes;
+        }
+
+        private static String describe(String name, Object[] args) {
+            List<Integer> positions = new ArrayList<>();
+            for (Object arg : args) {
+                if (arg instanceof StepRow step) {
+                    positions.add(step.position());
+                }
+                else if (arg instanceof List<?> list) {
+                    list.stream().filter(StepRow.class::isInstance)
+                        .forEach((step) -> positions.add(((StepRow) step).position()));
+                }
+            }
+            return switch (name) {
+                case "takeEvent" -> name;
+                case "complete" -> name + " []";
+                default -> name + " " + positions;
+            };
         }
     }
 

@@ -842,6 +842,31 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }
     }
 
+    /** The steps kept back and the step of this write, under one fence, in one transaction (one commit). */
+    @Override
+    public void recordSteps(Lease lease, List<StepRow> steps, @Nullable AttemptRow attempt, long now,
+            long leaseUntil) {
+        if (steps.size() == 1) {
+            recordStep(lease, steps.get(0), attempt, now, leaseUntil);
+            return;
+        }
+        this.retry.run("record steps " + positions(steps) + " of " + lease.taskId(), () -> inGroup(connection -> {
+            requireLease(connection, lease, now, leaseUntil);
+            for (StepRow step : steps) {
+                writeStep(connection, step);
+            }
+            if (attempt != null) {
+                insertAttempt(connection, attempt);
+            }
+            return null;
+        }));
+    }
+
+    private static String positions(List<StepRow> steps) {
+        return steps.stream().map((step) -> Integer.toString(step.position())).collect(
+                java.util.stream.Collectors.joining(", "));
+    }
+
     @Override
     public void recordAttempt(Lease lease, AttemptRow attempt, long now, long leaseUntil) {
         this.retry.run("record an attempt of " + lease.taskId(), () -> inGroup(connection -> {
@@ -853,8 +878,17 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public void suspend(Lease lease, Suspend suspend, long now) {
+        suspend(lease, List.of(), suspend, now, now);
+    }
+
+    /** The steps kept back, then the suspension, in one transaction: a delay goes to sleep in one commit. */
+    @Override
+    public void suspend(Lease lease, List<StepRow> steps, Suspend suspend, long now, long leaseUntil) {
         this.retry.run("suspend " + lease.taskId(), () -> inGroup(connection -> {
             requireLease(connection, lease, now, now);
+            for (StepRow step : steps) {
+                writeStep(connection, step);
+            }
             Long nextRunAt = suspend.nextRunAt();
             if (awaitedArrived(connection, lease.taskId(), suspend)) {
                 nextRunAt = now;

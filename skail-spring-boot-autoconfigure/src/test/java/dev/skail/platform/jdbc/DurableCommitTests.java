@@ -26,6 +26,7 @@ import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.Lease;
 import dev.skail.platform.StepRow;
 import dev.skail.platform.StoreUnavailableException;
+import dev.skail.platform.Suspend;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The embedded store tells no one a write is recorded before it would survive a power loss: each acknowledged commit
@@ -106,6 +108,44 @@ class DurableCommitTests {
         assertThat(syncs.commits() - before).isEqualTo(20);
         assertThat(syncs.syncs()).isEqualTo(syncs.commits());
         assertThat(syncs.writes()).isEqualTo(syncs.commits());
+    }
+
+    @Test
+    void aDelayGoesToSleepWithItsSuspensionInOneSyncedCommitAndIsFoundDueWithTheNextStepInOne() {
+        open();
+        this.store.create(execution("pedido-1"));
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000, Set.of()).get(0);
+        this.store.recordStep(lease, command("pedido-1", 0), null, 200, 30_000);
+        JdbcExecutionStore.Syncs before = this.store.syncs().orElseThrow();
+        StepRow pending = new StepRow("pedido-1", 1, StepRow.DELAY, "delay", "[3600000]", StepRow.PENDING,
+                "3600200", null, "key-1", 1, 200, 200, null);
+
+        this.store.suspend(lease, List.of(pending), new Suspend(ExecutionStatus.WAITING, 3_600_200L, Set.of(),
+                Set.of()), 200, 200);
+
+        JdbcExecutionStore.Syncs asleep = this.store.syncs().orElseThrow();
+        assertThat(asleep.writes() - before.writes()).isEqualTo(1);
+        assertThat(asleep.commits() - before.commits()).isEqualTo(1);
+        assertThat(asleep.syncs() - before.syncs()).isEqualTo(1);
+        ExecutionRow waiting = this.store.find("pedido-1").orElseThrow();
+        assertThat(waiting.status()).isEqualTo(ExecutionStatus.WAITING);
+        assertThat(waiting.nextRunAt()).isEqualTo(3_600_200L);
+        assertThat(this.store.history("pedido-1").orElseThrow().steps()).extracting(StepRow::kind, StepRow::status)
+            .containsExactly(tuple(StepRow.COMMAND, StepRow.COMPLETED), tuple(StepRow.DELAY, StepRow.PENDING));
+
+        Lease woken = this.store.claimDue("vendas", "v1", "a", 10, 3_600_300, 3_630_300, Set.of()).get(0);
+        StepRow due = new StepRow("pedido-1", 1, StepRow.DELAY, "delay", "[3600000]", StepRow.COMPLETED, "3600200",
+                null, "key-1", 1, 200, 3_600_300, null);
+        JdbcExecutionStore.Syncs beforeWake = this.store.syncs().orElseThrow();
+        this.store.recordSteps(woken, List.of(due, command("pedido-1", 2)), null, 3_600_300, 3_630_300);
+
+        JdbcExecutionStore.Syncs awake = this.store.syncs().orElseThrow();
+        assertThat(awake.writes() - beforeWake.writes()).isEqualTo(1);
+        assertThat(awake.commits() - beforeWake.commits()).isEqualTo(1);
+        assertThat(awake.syncs() - beforeWake.syncs()).isEqualTo(1);
+        assertThat(this.store.history("pedido-1").orElseThrow().steps()).extracting(StepRow::kind, StepRow::status)
+            .containsExactly(tuple(StepRow.COMMAND, StepRow.COMPLETED), tuple(StepRow.DELAY, StepRow.COMPLETED),
+                    tuple(StepRow.COMMAND, StepRow.COMPLETED));
     }
 
     @Test

@@ -260,8 +260,8 @@ class GroupCommitBatchTests {
     }
 
     /**
-     * Runs the works from callers of their own queued behind a first batch still in progress, so that they are
-     * written in one batch; {@code requests} gives each of them a deadline.
+     * Runs the works from callers of their own queued, in the order given, behind a first batch still in progress, so
+     * that they are written in one batch; {@code requests} gives each of them a deadline.
      */
     private List<Future<String>> behindABatchInProgress(List<JdbcExecutionStore.SqlWork<String>> works,
             boolean requests) throws Exception {
@@ -275,11 +275,13 @@ class GroupCommitBatchTests {
         assertThat(inProgress.await(10, TimeUnit.SECONDS)).isTrue();
         List<Future<String>> results = new ArrayList<>();
         for (JdbcExecutionStore.SqlWork<String> work : works) {
+            int queued = results.size() + 1;
             results.add(this.callers.submit(() -> requests
                     ? StoreDeadline.within(Duration.ofSeconds(10), () -> run(work)) : run(work)));
+            // one at a time, so that they are queued (and written) in the order given
+            DurableCommitTests.spinUntil(() -> this.group.queued() >= queued,
+                    "work " + queued + " queued behind the first batch");
         }
-        DurableCommitTests.spinUntil(() -> this.group.queued() >= works.size(),
-                "the works queued behind the first batch");
         release.countDown();
         assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("primeiro");
         return results;
