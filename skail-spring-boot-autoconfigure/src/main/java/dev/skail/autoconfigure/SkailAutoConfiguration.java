@@ -80,7 +80,7 @@ public final class SkailAutoConfiguration {
     @ConditionalOnMissingBean
     ExecutionStore skailExecutionStore(SkailProperties properties) {
         SkailProperties.Store store = properties.getStore();
-        String url = (store.getUrl() != null) ? durableUrl(store.getUrl()) : defaultUrl(store.getDirectory());
+        String url = durableUrl((store.getUrl() != null) ? store.getUrl() : defaultUrl(store.getDirectory()));
         SqlDialect dialect = SqlDialect.fromUrl(url);
         HikariConfig config = new HikariConfig();
         config.setPoolName("skail");
@@ -165,10 +165,11 @@ public final class SkailAutoConfiguration {
     }
 
     static String defaultUrl(Path directory) {
-        // FILE_LOCK=FS: the lock dies with the process; WRITE_DELAY=0: H2 writes each commit before it returns (and
-        // the store syncs it before telling anyone, see H2GroupSync); QUERY_CACHE_SIZE: the store's statements are
-        // parsed once per connection, not again and again (8 by default)
-        return "jdbc:h2:file:" + directory.toAbsolutePath().resolve("skail")
+        // skail: the H2 file kept ahead of H2's writes, so that a sync forces data alone (see H2Urls); FILE_LOCK=FS:
+        // the lock dies with the process; WRITE_DELAY=0: H2 writes each commit before it returns (and the store syncs
+        // it before telling anyone, see H2GroupSync); QUERY_CACHE_SIZE: the store's statements are parsed once per
+        // connection, not again and again (8 by default)
+        return H2Urls.PREALLOCATED_FILE + directory.toAbsolutePath().resolve("skail")
                 + ";FILE_LOCK=FS;WRITE_DELAY=0;QUERY_CACHE_SIZE=64";
     }
 

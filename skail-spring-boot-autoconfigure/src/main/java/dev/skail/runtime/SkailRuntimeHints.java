@@ -18,6 +18,7 @@ import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.ReflectionHints;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.TypeReference;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -59,5 +60,8 @@ public final class SkailRuntimeHints implements RuntimeHintsRegistrar {
         }
         reflection.registerType(SkailRecordedException.class, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS,
                 MemberCategory.ACCESS_DECLARED_FIELDS);
+        // the embedded store's H2 file system: H2 creates one per path through its public constructor
+        reflection.registerType(TypeReference.of("dev.skail.platform.jdbc.H2PreallocatedFilePath"),
+                MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
     }
 }

@@ -14,6 +14,14 @@ public final class H2Urls {
 
     private static final String WRITE_DELAY = "WRITE_DELAY";
 
+    /**
+     * The prefix of an embedded H2 file whose syncs force its data alone: {@code jdbc:h2:skail:/path/to/skail} is the
+     * H2 file {@code /path/to/skail.mv.db}, extended ahead of H2's writes so that forcing it needs no change of the
+     * file system's own records (see {@code H2PreallocatedFilePath}). The default store URL uses it; a
+     * {@code jdbc:h2:file:} URL names the same file without it.
+     */
+    public static final String PREALLOCATED_FILE = "jdbc:h2:" + H2PreallocatedFilePath.SCHEME + ":";
+
     private H2Urls() {
     }
 
@@ -31,6 +39,10 @@ public final class H2Urls {
             return url;
         }
         String database = lower.substring("jdbc:h2:".length());
+        if (database.startsWith(H2PreallocatedFilePath.SCHEME + ":")) {
+            // H2 finds a file system by its scheme: it must be known before the first connection
+            H2PreallocatedFilePath.register();
+        }
         if (database.startsWith("mem:") || database.startsWith("memfs:") || database.startsWith("memlzf:")) {
             return url;
         }

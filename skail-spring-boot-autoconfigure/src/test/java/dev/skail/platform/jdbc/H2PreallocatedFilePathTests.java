@@ -1,0 +1,240 @@
+package dev.skail.platform.jdbc;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.skail.autoconfigure.SkailAutoConfiguration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The embedded store's H2 file is kept ahead of H2's writes on the disk (so that a sync forces data alone), and H2
+ * sees it as it wrote it: the same rows and the same file after a clean close, after a crash, and through a plain
+ * {@code jdbc:h2:file:} URL.
+ */
+class H2PreallocatedFilePathTests {
+
+    private static final int BLOCK = 4096;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void theDefaultStoreUrlUsesThePreallocatedFile() throws IOException {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SkailAutoConfiguration.class))
+            .withPropertyValues("skail.workload=vendas:v1.0.0", "skail.worker.enabled=false",
+                    "skail.store.directory=" + this.directory)
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                // the store's pool has written its schema: the file is on the disk, extended ahead of H2's writes
+                Path file = this.directory.resolve("skail.mv.db");
+                assertThat(file).exists();
+                assertThat(Files.size(file) % H2PreallocatedFilePath.EXTENT).isZero();
+            });
+        // closed: the zeros are cut off, what is left ends with H2's own data
+        Path file = this.directory.resolve("skail.mv.db");
+        assertThat(Files.size(file) % H2PreallocatedFilePath.EXTENT).isNotZero();
+        assertThat(lastBlockHoldsData(file)).isTrue();
+    }
+
+    @Test
+    void whileOpenTheFileIsExtendedAheadAndH2SeesOnlyWhatItWrote() throws Exception {
+        String url = url("orders");
+        try (Connection connection = DriverManager.getConnection(url)) {
+            insertOrders(connection, 0, 200);
+            Path file = this.directory.resolve("orders.mv.db");
+            long onDisk = Files.size(file);
+            assertThat(onDisk % H2PreallocatedFilePath.EXTENT).isZero();
+            // H2's own idea of its file's size (the MVStore's fill rate is computed from it) is what it wrote
+            long seenByH2 = h2FileSize(connection);
+            assertThat(seenByH2).isLessThan(onDisk).isPositive();
+            assertThat(trailingZeroBytes(file)).isGreaterThanOrEqualTo(onDisk - seenByH2);
+        }
+        assertThat(Files.size(this.directory.resolve("orders.mv.db"))).isLessThan(H2PreallocatedFilePath.EXTENT);
+        try (Connection connection = DriverManager.getConnection(url)) {
+            assertThat(orders(connection)).hasSize(200).startsWith("order-0000:150.00").endsWith("order-0199:150.00");
+        }
+    }
+
+    @Test
+    void aFileLeftByACrashIsOpenedWithEverythingSyncedBeforeIt() throws Exception {
+        String url = url("orders");
+        Path crashed = this.directory.resolve("crashed");
+        Files.createDirectories(crashed);
+        try (Connection connection = DriverManager.getConnection(url)) {
+            insertOrders(connection, 0, 300);
+            // what the device holds once the sync returned (nothing else writes meanwhile): the file with its zeros
+            Files.copy(this.directory.resolve("orders.mv.db"), crashed.resolve("orders.mv.db"));
+        }
+        assertThat(trailingZeroBytes(crashed.resolve("orders.mv.db"))).isGreaterThan(BLOCK);
+
+        String crashedUrl = H2Urls.PREALLOCATED_FILE + crashed.resolve("orders") + ";FILE_LOCK=FS;WRITE_DELAY=0";
+        try (Connection connection = DriverManager.getConnection(crashedUrl)) {
+            assertThat(orders(connection)).hasSize(300).endsWith("order-0299:150.00");
+            // and it goes on from there
+            insertOrders(connection, 300, 10);
+            assertThat(orders(connection)).hasSize(310);
+        }
+        try (Connection connection = DriverManager.getConnection(crashedUrl)) {
+            assertThat(orders(connection)).hasSize(310).endsWith("order-0309:150.00");
+        }
+    }
+
+    @Test
+    void aFileLeftByACrashOpensWithAPlainFileUrlToo() throws Exception {
+        Path crashed = this.directory.resolve("crashed");
+        Files.createDirectories(crashed);
+        try (Connection connection = DriverManager.getConnection(url("orders"))) {
+            insertOrders(connection, 0, 50);
+            Files.copy(this.directory.resolve("orders.mv.db"), crashed.resolve("orders.mv.db"));
+        }
+        // an application that goes back to jdbc:h2:file: (or a tool such as H2's console) reads the same file
+        try (Connection connection = DriverManager.getConnection("jdbc:h2:file:" + crashed.resolve("orders"))) {
+            assertThat(orders(connection)).hasSize(50).endsWith("order-0049:150.00");
+        }
+    }
+
+    @Test
+    void aStoreCreatedWithAPlainFileUrlIsOpenedAsItIs() throws Exception {
+        Path plain = this.directory.resolve("plain");
+        try (Connection connection = DriverManager.getConnection("jdbc:h2:file:" + plain + ";WRITE_DELAY=0")) {
+            insertOrders(connection, 0, 20);
+        }
+        try (Connection connection = DriverManager.getConnection(H2Urls.PREALLOCATED_FILE + plain)) {
+            assertThat(orders(connection)).hasSize(20);
+            insertOrders(connection, 20, 20);
+        }
+        try (Connection connection = DriverManager.getConnection("jdbc:h2:file:" + plain)) {
+            assertThat(orders(connection)).hasSize(40).endsWith("order-0039:150.00");
+        }
+    }
+
+    @Test
+    void rowsDeletedAndTheFileCompactedAtCloseAreGoneAndTheRestStays() throws Exception {
+        String url = url("orders");
+        try (Connection connection = DriverManager.getConnection(url)) {
+            insertOrders(connection, 0, 500);
+            try (Statement statement = connection.createStatement()) {
+                statement.executeUpdate("DELETE FROM orders WHERE id < 450");
+                statement.execute("CHECKPOINT SYNC");
+            }
+        }
+        try (Connection connection = DriverManager.getConnection(url + ";DEFRAG_ALWAYS=TRUE")) {
+            assertThat(orders(connection)).hasSize(50).startsWith("order-0450:150.00");
+        }
+        try (Connection connection = DriverManager.getConnection(url)) {
+            assertThat(orders(connection)).hasSize(50).endsWith("order-0499:150.00");
+        }
+    }
+
+    @Test
+    void onlyWholeZeroBlocksAtTheEndAreTakenOffTheSizeH2Sees() throws IOException {
+        Path file = this.directory.resolve("blocks");
+        byte[] data = new byte[3 * BLOCK];
+        data[BLOCK + 17] = 1;
+        // a zero block inside H2's data stays: only those at the end are extension
+        data[2 * BLOCK + BLOCK - 1] = 7;
+        Files.write(file, data);
+        appendZeros(file, 5 * BLOCK);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            assertThat(H2PreallocatedFilePath.PreallocatedFile.endOfData(channel, channel.size()))
+                .isEqualTo(3 * BLOCK);
+        }
+        // a file with nothing after its data, or nothing at all
+        Path exact = this.directory.resolve("exact");
+        Files.write(exact, data);
+        Path empty = Files.createFile(this.directory.resolve("empty"));
+        try (FileChannel channel = FileChannel.open(exact, StandardOpenOption.READ);
+                FileChannel none = FileChannel.open(empty, StandardOpenOption.READ)) {
+            assertThat(H2PreallocatedFilePath.PreallocatedFile.endOfData(channel, channel.size()))
+                .isEqualTo(3 * BLOCK);
+            assertThat(H2PreallocatedFilePath.PreallocatedFile.endOfData(none, 0)).isZero();
+        }
+    }
+
+    private String url(String name) {
+        return H2Urls.durable(H2Urls.PREALLOCATED_FILE + this.directory.resolve(name) + ";FILE_LOCK=FS");
+    }
+
+    /** Orders committed one by one, each synced to the device as the store syncs its commits. */
+    private static void insertOrders(Connection connection, int from, int count) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE IF NOT EXISTS orders (id INT PRIMARY KEY, name VARCHAR(40), "
+                    + "total NUMERIC(12, 2), body VARCHAR(2000))");
+        }
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO orders VALUES (?, ?, ?, ?)")) {
+            for (int i = from; i < from + count; i++) {
+                insert.setInt(1, i);
+                insert.setString(2, String.format("order-%04d", i));
+                insert.setBigDecimal(3, new BigDecimal("150.00"));
+                insert.setString(4, "{\"itens\":[{\"sku\":\"A-1\",\"quantidade\":2}]}".repeat(20));
+                insert.executeUpdate();
+                H2GroupSync.sync(connection);
+            }
+        }
+    }
+
+    private static List<String> orders(Connection connection) throws SQLException {
+        List<String> orders = new ArrayList<>();
+        try (Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT name, total FROM orders ORDER BY id")) {
+            while (rs.next()) {
+                orders.add(rs.getString(1) + ":" + rs.getBigDecimal(2).toPlainString());
+            }
+        }
+        return orders;
+    }
+
+    private static long h2FileSize(Connection connection) throws SQLException {
+        org.h2.engine.SessionLocal session = (org.h2.engine.SessionLocal) ((org.h2.jdbc.JdbcConnection) connection)
+            .getSession();
+        return session.getDatabase().getStore().getMvStore().getFileStore().size();
+    }
+
+    private static long trailingZeroBytes(Path file) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        int end = bytes.length;
+        while (end > 0 && bytes[end - 1] == 0) {
+            end--;
+        }
+        return bytes.length - end;
+    }
+
+    private static boolean lastBlockHoldsData(Path file) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        for (int i = bytes.length - BLOCK; i < bytes.length; i++) {
+            if (bytes[i] != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void appendZeros(Path file, int count) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+            ByteBuffer zeros = ByteBuffer.allocate(count);
+            while (zeros.hasRemaining()) {
+                channel.write(zeros);
+            }
+        }
+    }
+
+}
