@@ -304,6 +304,38 @@ class DurableCommitTests {
     }
 
     @Test
+    void anOrderOfSeveralKilobytesIsKeptInItsStepsRowAndReadBackAsRecorded() throws Exception {
+        open();
+        StringBuilder items = new StringBuilder();
+        for (int i = 0; i < 120; i++) {
+            items.append((i > 0) ? "," : "").append("{\"sku\":\"SKU-").append(i)
+                .append("\",\"quantidade\":2,\"precoUnitario\":150.00,\"desconto\":0.10}");
+        }
+        String order = "[{\"pedidoId\":\"3f1c2a9e-0000-4000-8000-000000000001\",\"total\":12000.00,"
+                + "\"criadoEm\":\"2026-12-02T09:15:30-03:00\",\"itens\":[" + items + "]}]";
+        assertThat(order.length()).isGreaterThan(8_000);
+        this.store.create(new ExecutionRow("pedido-1", "vendas", "v1", "processarPedido", order,
+                ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null));
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000, Set.of()).get(0);
+        this.store.recordStep(lease, new StepRow("pedido-1", 0, StepRow.COMMAND, "reservarEstoque", order,
+                StepRow.COMPLETED, order, null, "key-0", 1, 150, 160, null), null, 200, 30_000);
+
+        StepRow recorded = this.store.history("pedido-1").orElseThrow().steps().get(0);
+        assertThat(recorded.arguments()).isEqualTo(order);
+        assertThat(recorded.result()).isEqualTo(order);
+        assertThat(this.store.find("pedido-1").orElseThrow().arguments()).isEqualTo(order);
+        // in the rows themselves: nothing went to H2's separate storage of large objects
+        try (Connection connection = java.sql.DriverManager.getConnection(
+                "jdbc:h2:file:" + this.directory.resolve("skail"))) {
+            org.h2.engine.Database database = ((org.h2.engine.SessionLocal) ((org.h2.jdbc.JdbcConnection) connection)
+                .getSession()).getDatabase();
+            assertThat(database.getMaxLengthInplaceLob()).isEqualTo(H2JdbcCustomization.MAX_LENGTH_INPLACE_LOB);
+            assertThat(org.h2.mvstore.db.LobStorageMap.openLobMap(database.getStore().getTransactionStore()))
+                .isEmpty();
+        }
+    }
+
+    @Test
     void aStoreWhoseUserMayNotSyncDoesNotStartAndSaysWhy() throws Exception {
         String url = "jdbc:h2:file:" + this.directory.resolve("shared").toAbsolutePath();
         try (Connection admin = java.sql.DriverManager.getConnection(url, "sa", "");
