@@ -8,6 +8,7 @@ import java.nio.channels.FileLock;
 import org.h2.store.fs.FileBaseDefault;
 import org.h2.store.fs.FilePath;
 import org.h2.store.fs.FilePathWrapper;
+import org.jspecify.annotations.Nullable;
 
 /**
  * H2's file system for the embedded store's database file ({@code jdbc:h2:skail:<path>}): the H2 file itself,
@@ -23,10 +24,12 @@ import org.h2.store.fs.FilePathWrapper;
  * file system needs to read it back, such as a size that changed, but not the modification time).
  * <p>
  * H2 sees the file as it would be without the extension: {@link FileChannel#size()} is the end of what H2 wrote (or
- * truncated to), reads stop there, and a clean close truncates the zeros away. After a crash the file may end with
- * up to two extents of zeros: when it is opened again, the whole zero blocks at its end are taken off the size H2 sees
- * (a chunk of H2's always ends with its non-zero footer, so no chunk ends in a zero block), and H2 finds its last
- * chunk as after any crash.
+ * truncated to), reads stop there, and a clean close truncates the zeros away (before the file's lock is released).
+ * After a crash the file may end with zeros: when it is opened again and its lock taken, the whole zero blocks at its
+ * end are taken off the size H2 sees (a chunk of H2's always ends with its non-zero footer, so no chunk ends in a zero
+ * block), and H2 finds its last chunk as after any crash. Only the channel that holds the file's exclusive lock
+ * extends or trims it: a process that opens the file and finds it locked (another process runs the store) leaves it
+ * exactly as it was.
  * <p>
  * Other files (H2's lock and trace files) and files opened read-only are H2's own, untouched.
  * <p>
@@ -72,16 +75,14 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
         if ("r".equals(mode) || !name.endsWith(".mv.db")) {
             return base;
         }
-        try {
-            return new PreallocatedFile(base, name);
-        }
-        catch (IOException | RuntimeException ex) {
-            base.close();
-            throw ex;
-        }
+        return new PreallocatedFile(base, name);
     }
 
-    /** The database file, extended ahead of H2's writes; H2 writes under its own store lock. */
+    /**
+     * The database file, extended ahead of H2's writes once this channel holds the file's lock, and only then: H2
+     * opens the file and then takes its lock, and a process that does not get it (the file is another's) closes the
+     * channel again; such a channel must leave the file exactly as it found it. H2 writes under its own store lock.
+     */
     static final class PreallocatedFile extends FileBaseDefault {
 
         private final FileChannel base;
@@ -90,7 +91,10 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
 
         private final Object lock = new Object();
 
-        /** The end of what H2 wrote: the size H2 sees. */
+        /** Whether this channel holds the file's exclusive lock: only then is the file extended or trimmed. */
+        private volatile boolean owner;
+
+        /** The end of what H2 wrote: the size H2 sees, once {@link #owner}. */
         private volatile long size;
 
         /** The file's size on the disk: zeros past {@link #size}. Guarded by {@link #lock}. */
@@ -99,11 +103,9 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
         /** Whether the next extent is being written ahead of H2. Guarded by {@link #lock}. */
         private boolean filling;
 
-        PreallocatedFile(FileChannel base, String name) throws IOException {
+        PreallocatedFile(FileChannel base, String name) {
             this.base = base;
             this.name = name;
-            this.allocated = base.size();
-            this.size = endOfData(base, this.allocated);
         }
 
         /** The end of the last block holding anything but zeros, looking back at most {@link #TRAILING_AT_MOST}. */
@@ -135,12 +137,15 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
         }
 
         @Override
-        public long size() {
-            return this.size;
+        public long size() throws IOException {
+            return this.owner ? this.size : this.base.size();
         }
 
         @Override
         public int read(ByteBuffer dst, long position) throws IOException {
+            if (!this.owner) {
+                return this.base.read(dst, position);
+            }
             long size = this.size;
             if (position >= size) {
                 return -1;
@@ -160,6 +165,9 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
 
         @Override
         public int write(ByteBuffer src, long position) throws IOException {
+            if (!this.owner) {
+                return this.base.write(src, position);
+            }
             synchronized (this.lock) {
                 long end = position + src.remaining();
                 while (end > this.allocated) {
@@ -183,11 +191,11 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
         }
 
         /**
-         * Zeros from the end of the file to the extent past {@code end}, written by H2's writer itself: only when
-         * the extent written ahead ({@link #fillAhead()}) did not keep up.
+         * Zeros from the end of the file to the extent boundary at or past {@code end}, written by H2's writer itself:
+         * only when the extent written ahead ({@link #fillAhead()}) did not keep up, or H2 writes a large chunk.
          */
         private void extend(long end) throws IOException {
-            long target = ((end / EXTENT) + 1) * EXTENT;
+            long target = ((end + EXTENT - 1) / EXTENT) * EXTENT;
             writeZeros(this.allocated, target);
             this.allocated = target;
         }
@@ -257,6 +265,12 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
 
         @Override
         protected void implTruncate(long newSize) throws IOException {
+            if (!this.owner) {
+                if (newSize < this.base.size()) {
+                    this.base.truncate(newSize);
+                }
+                return;
+            }
             synchronized (this.lock) {
                 awaitFill();
                 if (newSize < this.size) {
@@ -276,22 +290,54 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
             this.base.force(false);
         }
 
+        /**
+         * Takes the file's lock; with the exclusive lock this channel owns the file: the size H2 sees is worked out
+         * now (H2 asks for it right after), with the zeros a crash left at the end taken off.
+         */
         @Override
-        public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-            return this.base.tryLock(position, size, shared);
+        public @Nullable FileLock tryLock(long position, long size, boolean shared) throws IOException {
+            FileLock taken = this.base.tryLock(position, size, shared);
+            if (taken == null || shared) {
+                return taken;
+            }
+            try {
+                synchronized (this.lock) {
+                    this.allocated = this.base.size();
+                    this.size = endOfData(this.base, this.allocated);
+                    this.owner = true;
+                }
+            }
+            catch (IOException | RuntimeException ex) {
+                taken.release();
+                throw ex;
+            }
+            return new OwnedLock(this, taken);
         }
 
-        /** A clean close leaves the file as H2 wrote it: the zeros past its end are cut off. */
+        /**
+         * Leaves the file as H2 wrote it (the zeros past its end cut off) while this channel still holds the lock:
+         * H2 releases the lock before it closes the file, and another process may take the file as soon as it is
+         * released.
+         */
+        private void disown() throws IOException {
+            synchronized (this.lock) {
+                if (!this.owner) {
+                    return;
+                }
+                awaitFill();
+                this.owner = false;
+                if (this.base.isOpen() && this.base.size() > this.size) {
+                    this.base.truncate(this.size);
+                }
+                this.allocated = this.size;
+            }
+        }
+
+        /** Closes the file; one still owned (its lock not released first) is trimmed before its lock goes with it. */
         @Override
         protected void implCloseChannel() throws IOException {
             try {
-                synchronized (this.lock) {
-                    awaitFill();
-                    if (this.base.size() > this.size) {
-                        this.base.truncate(this.size);
-                        this.allocated = this.size;
-                    }
-                }
+                disown();
             }
             finally {
                 this.base.close();
@@ -301,6 +347,41 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
         @Override
         public String toString() {
             return SCHEME + ":" + this.name;
+        }
+
+    }
+
+    /** The file's exclusive lock, as H2 holds it: its release first gives the file back as H2 wrote it. */
+    private static final class OwnedLock extends FileLock {
+
+        private final PreallocatedFile file;
+
+        private final FileLock base;
+
+        OwnedLock(PreallocatedFile file, FileLock base) {
+            super(file, base.position(), base.size(), base.isShared());
+            this.file = file;
+            this.base = base;
+        }
+
+        @Override
+        public boolean isValid() {
+            return this.base.isValid();
+        }
+
+        @Override
+        public void release() throws IOException {
+            if (!this.base.channel().isOpen()) {
+                // an interrupt closed the file under H2: its lock went with it, and so does this channel
+                this.file.close();
+                return;
+            }
+            try {
+                this.file.disown();
+            }
+            finally {
+                this.base.release();
+            }
         }
 
     }

@@ -1,9 +1,12 @@
 package dev.skail.platform.jdbc;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -13,10 +16,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.skail.autoconfigure.SkailAutoConfiguration;
+import org.h2.store.fs.FilePath;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +31,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The embedded store's H2 file is kept ahead of H2's writes on the disk (so that a sync forces data alone), and H2
@@ -142,6 +151,74 @@ class H2PreallocatedFilePathTests {
         }
         try (Connection connection = DriverManager.getConnection(url)) {
             assertThat(orders(connection)).hasSize(50).endsWith("order-0499:150.00");
+        }
+    }
+
+    @Test
+    void aProcessThatFindsTheFileInUseLeavesItAsItWasAndNothingAcknowledgedIsLost() throws Exception {
+        String url = H2Urls.PREALLOCATED_FILE + this.directory.resolve("orders") + ";FILE_LOCK=FS";
+        Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), H2FileWriter.class.getName(), url)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+        AtomicInteger acknowledged = new AtomicInteger(-1);
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(writer.getInputStream()))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    acknowledged.set(Integer.parseInt(line.trim()));
+                }
+            }
+            catch (IOException ex) {
+                // the process was killed
+            }
+        });
+        reader.start();
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> acknowledged.get() >= 100);
+            // this process opens the store again and again while the other writes: each time the file is in use
+            for (int i = 0; i < 40; i++) {
+                assertThatExceptionOfType(SQLException.class).isThrownBy(() -> DriverManager.getConnection(url).close())
+                    .withMessageContaining("already in use");
+                int seen = acknowledged.get();
+                await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged.get() > seen);
+            }
+        }
+        finally {
+            writer.destroyForcibly();
+            writer.waitFor(30, TimeUnit.SECONDS);
+            reader.join(10_000);
+        }
+        int lastAcknowledged = acknowledged.get();
+
+        try (Connection connection = DriverManager.getConnection(url);
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT COUNT(*), MAX(id), MIN(total) FROM orders")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(2)).isGreaterThanOrEqualTo(lastAcknowledged);
+            assertThat(rs.getInt(1)).isEqualTo(rs.getInt(2) + 1);
+            assertThat(rs.getBigDecimal(3)).isEqualByComparingTo("150.00");
+        }
+    }
+
+    @Test
+    void aChannelThatDoesNotGetTheLockChangesNothing() throws Exception {
+        try (Connection connection = DriverManager.getConnection(url("orders"))) {
+            insertOrders(connection, 0, 100);
+            Path file = this.directory.resolve("orders.mv.db");
+            long onDisk = Files.size(file);
+            // what H2 does when the file is in use: open it, try its lock, close it again (in one JVM, the lock is
+            // refused with an exception rather than null)
+            FileChannel other = FilePath.get(H2PreallocatedFilePath.SCHEME + ":" + file).open("rw");
+            assertThatExceptionOfType(OverlappingFileLockException.class)
+                .isThrownBy(() -> other.tryLock(0, Long.MAX_VALUE, false));
+            assertThat(other.size()).isEqualTo(onDisk);
+            other.close();
+            assertThat(Files.size(file)).isEqualTo(onDisk);
+            insertOrders(connection, 100, 10);
+        }
+        try (Connection connection = DriverManager.getConnection(url("orders"))) {
+            assertThat(orders(connection)).hasSize(110).endsWith("order-0109:150.00");
         }
     }
 
