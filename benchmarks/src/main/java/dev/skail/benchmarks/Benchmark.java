@@ -30,7 +30,7 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The harness {@code ./bin/benchmark} runs: scenarios A to F on each store, every scenario group in fresh JVMs (A, B, C
+ * The harness {@code ./bin/benchmark} runs: scenarios A to G on each store, every scenario group in fresh JVMs (A, B, C
  * and E share one; D has its own; F launches its application many times), then one table per store with the issue's
  * targets, and the machine. The tables are printed and written to {@code benchmarks/target/results/}, beside the
  * whole output of every JVM.
@@ -126,8 +126,8 @@ public final class Benchmark {
     private String measure(String store, Map<String, String> figures, Function<String, List<String>> storeOptions,
             Function<String, List<String>> startupStore) throws Exception {
         String description = store;
-        if (Stream.of("A", "B", "C", "E").anyMatch(this.settings::runs)) {
-            List<String> lines = scenarioJvm(store + " A,B,C,E", storeOptions.apply("core"), CoreScenarios.class);
+        if (Stream.of("A", "B", "C", "E", "G").anyMatch(this.settings::runs)) {
+            List<String> lines = scenarioJvm(store + " A,B,C,E,G", storeOptions.apply("core"), CoreScenarios.class);
             description = lines.stream()
                 .filter((line) -> line.startsWith(CoreScenarios.STORE_NOTE))
                 .findFirst()

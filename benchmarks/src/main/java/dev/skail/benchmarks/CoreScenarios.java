@@ -12,11 +12,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.skail.SkailClient;
 import dev.skail.SkailHandle;
+import dev.skail.autoconfigure.SkailProperties;
+import dev.skail.platform.jdbc.JdbcExecutionStore;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Scenarios A, B, C and E in one JVM and one application on one store, after a warm-up. Every execution is waited for
+ * Scenarios A, B, C, E and G in one JVM and one application on one store, after a warm-up. Every execution is waited for
  * the way an application waits for it: its {@link SkailHandle} ({@code result}), which the runtime signals when the
  * execution has ended and its end is recorded.
  * <ul>
@@ -38,6 +41,11 @@ public final class CoreScenarios {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(10);
 
+    /** G: the steps of the function of orders, and the items of its order. */
+    private static final int ORDER_STEPS = 100;
+
+    private static final int ORDER_ITEMS = 20;
+
     private final Settings settings;
 
     private final SkailClient client;
@@ -56,9 +64,10 @@ public final class CoreScenarios {
                 StoreCounters counters = StoreCounters.of(context)) {
             Map<String, Object> store = new LinkedHashMap<>();
             store.put("durable", counters.durable());
-            store.put("concurrency", context.getEnvironment()
-                .getProperty("skail.worker.concurrency", String.valueOf(Math.max(4, 4 * Runtime.getRuntime()
-                    .availableProcessors()))));
+            // the worker's concurrency as the product resolves it (its default depends on the store)
+            store.put("concurrency", String.valueOf(context.getBean(SkailProperties.class)
+                .getWorker()
+                .concurrency(context.getBean(JdbcExecutionStore.class).dialect())));
             System.out.println(STORE_NOTE + counters.describe());
             Results.print("store", store);
             Map<String, Long> atStart = counters.read();
@@ -85,6 +94,9 @@ public final class CoreScenarios {
         }
         if (this.settings.runs("E")) {
             firstCommand();
+        }
+        if (this.settings.runs("G")) {
+            orders();
         }
     }
 
@@ -168,6 +180,45 @@ public final class CoreScenarios {
             figures.put("all_commits_per_step", (double) (this.counters.settledCommits() - commitsBefore) / steps);
         }
         Results.print("C" + steps, figures);
+    }
+
+    /**
+     * G: one function of {@link #ORDER_STEPS} commands, each taking and returning an order of {@link #ORDER_ITEMS}
+     * items (BigDecimal amounts with their scale, an offset date-time): per step, against C's {@code int}s; the result
+     * must come back equal, scale included.
+     */
+    private void orders() {
+        BenchFunctions.Pedido pedido = BenchFunctions.pedido(ORDER_ITEMS);
+        BenchFunctions.Pedido expected = new BenchFunctions().conferirItens(pedido);
+        expected = new BenchFunctions.Pedido(expected.pedidoId(), expected.criadoEm(), expected.total(),
+                expected.itens(), ORDER_STEPS);
+        for (int i = 0; i < 5; i++) {
+            runOrders("warm-g-" + i, pedido, ORDER_STEPS, expected);
+        }
+        Map<String, Long> before = this.counters.read();
+        long start = System.nanoTime();
+        runOrders("g", pedido, ORDER_STEPS, expected);
+        long nanos = System.nanoTime() - start;
+        Map<String, Long> delta = StoreCounters.delta(before, this.counters.read());
+        Map<String, Object> figures = new LinkedHashMap<>();
+        figures.put("steps", ORDER_STEPS);
+        figures.put("items", ORDER_ITEMS);
+        figures.put("json_bytes", this.client.history("g").steps().get(0).result().length());
+        figures.put("total_ms", nanos / 1e6);
+        figures.put("us_per_step", nanos / 1e3 / ORDER_STEPS);
+        figures.putAll(StoreCounters.perStep(delta, ORDER_STEPS));
+        figures.put("recorded_steps", this.client.history("g").steps().size());
+        Results.print("G", figures);
+    }
+
+    private void runOrders(String id, BenchFunctions.Pedido pedido, int steps,
+            BenchFunctions.@Nullable Pedido expected) {
+        BenchFunctions.Pedido result = this.client.<BenchFunctions.Pedido>trigger("conferir", id, steps, pedido)
+            .result(TIMEOUT);
+        if (expected != null && (!result.equals(expected) || !result.total().toPlainString()
+            .equals(expected.total().toPlainString()))) {
+            throw new IllegalStateException(id + " returned " + result + ", expected " + expected);
+        }
     }
 
     /** E. */

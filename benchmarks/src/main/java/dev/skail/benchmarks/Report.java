@@ -38,6 +38,7 @@ final class Report {
         report.c();
         report.d();
         report.e();
+        report.g();
         report.f();
         return report.rows;
     }
@@ -52,7 +53,7 @@ final class Report {
         }
         boolean durable = Boolean.parseBoolean(get("store.durable"));
         if (h2() && has("whole.commits")) {
-            row("", "durability: commits synced to the device before they were acknowledged / syncs, in A, B, C, E and "
+            row("", "durability: commits synced to the device before they were acknowledged / syncs, in A, B, C, E, G and "
                     + "their warm-up",
                     String.format(Locale.ROOT, "%,d / %,d (%.2f syncs per commit, %.2f commits per sync)",
                             (long) num("whole.commits"), (long) num("whole.syncs"),
@@ -166,6 +167,20 @@ final class Report {
         row("D", "threads: idle / all asleep / at most (new ones)", String.format(Locale.ROOT, "%d / %d / %d (%s)",
                 (long) num("D.threads_idle"), (long) num("D.threads_asleep"), (long) num("D.threads_at_most"),
                 get("D.new_threads")), "no extra thread", verdict(num("D.extra_threads") <= 0));
+    }
+
+    private void g() {
+        if (!has("G.us_per_step")) {
+            return;
+        }
+        String vsC = has("C100.us_per_step") ? String.format(Locale.ROOT, "; %.2f× C's step of an int",
+                num("G.us_per_step") / num("C100.us_per_step")) : "";
+        row("G", String.format(Locale.ROOT, "one function of %,d sequential steps, each taking and returning an order "
+                + "of %d items (BigDecimal amounts, an offset date-time; %,d bytes of JSON): per step",
+                (long) num("G.steps"), (long) num("G.items"), (long) num("G.json_bytes")),
+                String.format(Locale.ROOT, "%.0f µs (%,d steps recorded, the result equal, scale included)%s%s",
+                        num("G.us_per_step"), (long) num("G.recorded_steps"), perStep("G"), vsC),
+                "", "");
     }
 
     private void e() {

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * the harness passes them on to the JVMs it starts.
  *
  * @param stores the stores to measure, in order: {@code h2} (the default embedded H2 file) and {@code postgresql}
- * @param scenarios the scenarios to run, among A to F
+ * @param scenarios the scenarios to run, among A to G
  * @param warmup executions run before A, B and E are measured (and before D counts threads and heap)
  * @param sequential A: executions run one after another
  * @param executions B: executions in the burst
@@ -49,10 +49,10 @@ record Settings(List<String> stores, Set<String> scenarios, int warmup, int sequ
             stores.add(name);
         }
         Set<String> scenarios = new LinkedHashSet<>();
-        for (String scenario : list("scenarios", "A,B,C,D,E,F")) {
+        for (String scenario : list("scenarios", "A,B,C,D,E,F,G")) {
             String name = scenario.toUpperCase(Locale.ROOT);
-            if (!name.matches("[A-F]")) {
-                throw new IllegalArgumentException("-Dscenarios: unknown scenario '" + scenario + "' (A to F)");
+            if (!name.matches("[A-G]")) {
+                throw new IllegalArgumentException("-Dscenarios: unknown scenario '" + scenario + "' (A to G)");
             }
             scenarios.add(name);
         }

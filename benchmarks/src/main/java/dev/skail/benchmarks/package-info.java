@@ -1,5 +1,5 @@
 /**
- * The benchmark harness: {@code ./bin/benchmark} runs scenarios A to F on the embedded H2 store and on PostgreSQL,
+ * The benchmark harness: {@code ./bin/benchmark} runs scenarios A to G on the embedded H2 store and on PostgreSQL,
  * each in fresh JVMs, and prints one table per store with the issue's targets (see {@code docs/performance.md}).
  * Not part of the test run.
  */
