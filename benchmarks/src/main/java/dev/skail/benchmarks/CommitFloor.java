@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.util.Locale;
 import java.util.Properties;
 
+import dev.skail.platform.jdbc.H2Urls;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,12 +25,22 @@ final class CommitFloor {
     private CommitFloor() {
     }
 
-    /** H2, in a new database file in {@code directory}. */
+    /**
+     * H2, in new database files in {@code directory}: the store's own (the {@code jdbc:h2:skail:} file, kept ahead of
+     * H2's writes, each sync an {@code fdatasync}), and beside it a plain {@code jdbc:h2:file:} one.
+     */
     static String h2(Path directory) throws SQLException {
         // whatever H2 leaves unwritten at the commit, CHECKPOINT SYNC writes and forces
-        String url = "jdbc:h2:file:" + directory.toAbsolutePath().resolve("floor") + ";FILE_LOCK=FS";
-        try (Connection connection = DriverManager.getConnection(url, "sa", "")) {
-            return measure(connection, "CHECKPOINT SYNC") + " (INSERT, commit, CHECKPOINT SYNC)";
+        String store = H2Urls.durable(H2Urls.PREALLOCATED_FILE + directory.toAbsolutePath().resolve("floor")
+                + ";FILE_LOCK=FS");
+        String plain = "jdbc:h2:file:" + directory.toAbsolutePath().resolve("plain") + ";FILE_LOCK=FS;WRITE_DELAY=0";
+        String measured;
+        try (Connection connection = DriverManager.getConnection(store, "sa", "")) {
+            measured = measure(connection, "CHECKPOINT SYNC");
+        }
+        try (Connection connection = DriverManager.getConnection(plain, "sa", "")) {
+            return measured + " (INSERT, commit, CHECKPOINT SYNC; the same with a plain jdbc:h2:file: URL: "
+                    + measure(connection, "CHECKPOINT SYNC") + ")";
         }
     }
 

@@ -69,6 +69,11 @@ final class H2JdbcCustomization extends JdbcCustomization {
     }
 
     @Override
+    boolean ownedByThisProcess() {
+        return this.groupSync != null;
+    }
+
+    @Override
     long @Nullable [] syncs() {
         H2GroupSync sync = this.groupSync;
         return (sync != null) ? new long[] { sync.commits(), sync.syncs() } : null;

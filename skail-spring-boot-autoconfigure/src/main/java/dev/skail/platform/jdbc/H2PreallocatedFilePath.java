@@ -169,6 +169,9 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                 return this.base.write(src, position);
             }
             synchronized (this.lock) {
+                if (!this.owner) {
+                    return this.base.write(src, position);
+                }
                 long end = position + src.remaining();
                 while (end > this.allocated) {
                     if (this.filling) {
@@ -273,6 +276,12 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
             }
             synchronized (this.lock) {
                 awaitFill();
+                if (!this.owner) {
+                    if (newSize < this.base.size()) {
+                        this.base.truncate(newSize);
+                    }
+                    return;
+                }
                 if (newSize < this.size) {
                     this.base.truncate(newSize);
                     this.size = newSize;
@@ -346,7 +355,7 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
 
         @Override
         public String toString() {
-            return SCHEME + ":" + this.name;
+            return this.name;
         }
 
     }
@@ -378,6 +387,11 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
             }
             try {
                 this.file.disown();
+            }
+            catch (IOException | RuntimeException ex) {
+                // the zeros stay at the end, as after a crash (taken off when the file is opened again); H2 must go
+                // on to close the file, or its descriptor would outlive the database and, closed by a later
+                // collection, drop the locks this process holds on the file
             }
             finally {
                 this.base.release();

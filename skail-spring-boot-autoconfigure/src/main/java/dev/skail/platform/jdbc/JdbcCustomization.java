@@ -109,6 +109,14 @@ abstract class JdbcCustomization {
         return null;
     }
 
+    /**
+     * Whether only this process, and in it only this store, opens the database (an embedded H2 file, once
+     * {@link #started}): then nobody else can claim what this store's runtime runs.
+     */
+    boolean ownedByThisProcess() {
+        return false;
+    }
+
     /** What to do once the schema is there, before this store claims anything. */
     void started(DataSource dataSource) throws SQLException {
     }

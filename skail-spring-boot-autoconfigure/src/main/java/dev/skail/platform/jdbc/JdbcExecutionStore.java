@@ -1350,7 +1350,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * (a heap-only tuple) instead of adding an entry to each of its indexes.
      */
     private boolean fence(Connection connection, Lease lease, long now, long leaseUntil) throws SQLException {
-        if (this.dialect == SqlDialect.H2 && leaseUntil > now) {
+        if (leaseUntil > now && this.customization.ownedByThisProcess()) {
             Boolean held = heldAsItIs(connection, lease, now, leaseUntil);
             if (held != null) {
                 return held;
@@ -1366,9 +1366,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * lease is held with at least half of the asked-for extension left (the renewals and the next steps extend it)
      * and {@code updated_at} is within {@link #UPDATED_AT_GRANULARITY_MILLIS}. The execution's row is then not
      * rewritten, which H2 would otherwise write again with every step's commit (its page and the path to it: about a
-     * quarter of a step's time, measured). Nobody can take the execution over before this transaction commits: a
-     * claim takes a RUNNING execution only once its lease has ended, which is half a lease away, and the runtime that
-     * runs it never claims it (its claims exclude what it runs); only this process opens the file.
+     * quarter of a step's time, measured). Only on an H2 file this process owns (not in memory, not through a
+     * server, not with {@code AUTO_SERVER}): nobody can take the execution over before this transaction commits, since
+     * only this process opens the file, the runtime that runs the execution never claims it (its claims exclude what
+     * it runs), and any claim takes a RUNNING execution only once its lease has ended, half a lease away. Between
+     * steps, the lease is then kept by the renewals (every third of a lease) rather than by each step.
      * @return {@code false} when the lease is not held, {@code true} when it is and the row needs no change,
      * {@code null} when the row must be updated (the lease extended, or {@code updated_at} moved)
      */

@@ -3,6 +3,7 @@ package dev.skail.platform.jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Set;
@@ -16,13 +17,15 @@ import dev.skail.platform.StepRow;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * S14 on H2: a step checks that its runner still holds the execution; the execution's row is written only when the
- * step would change it (its lease past half, {@code updated_at} a second behind), otherwise only read.
+ * S14 on H2: a step checks that its runner still holds the execution; on an H2 file only this process opens, the
+ * execution's row is written only when the step would change it (its lease past half, {@code updated_at} a second
+ * behind), otherwise only read; on a database others may open, the step always updates it, under its lock.
  */
 class LeaseFenceOnH2Tests {
 
@@ -33,10 +36,18 @@ class LeaseFenceOnH2Tests {
 
     private JdbcExecutionStore store;
 
+    @TempDir
+    Path directory;
+
     @BeforeEach
     void open() {
+        // the embedded store: an H2 file only this process opens
+        open(H2Urls.durable(H2Urls.PREALLOCATED_FILE + this.directory.resolve("skail") + ";FILE_LOCK=FS"));
+    }
+
+    private void open(String url) {
         this.dataSource = new HikariDataSource();
-        this.dataSource.setJdbcUrl("jdbc:h2:mem:fence-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        this.dataSource.setJdbcUrl(url);
         this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
                 new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), this.dataSource);
         this.store.initialize();
@@ -106,6 +117,19 @@ class LeaseFenceOnH2Tests {
 
         assertThat(leaseUntil()).isEqualTo(100 + 2 * LEASE + 500);
         assertThat(this.store.history("pedido-1").orElseThrow().steps()).hasSize(1);
+    }
+
+    @Test
+    void onADatabaseOthersMayOpenEveryStepUpdatesTheRowUnderItsLock() throws Exception {
+        // in memory (other stores of this JVM may open it), as through an H2 server or with AUTO_SERVER: the runtime's
+        // own claims are not the only ones, so the step holds the row's lock until it commits
+        this.store.close();
+        open("jdbc:h2:mem:fence-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        Lease lease = claim("a", 100);
+
+        this.store.recordStep(lease, step(0), null, 500, 500 + LEASE);
+
+        assertThat(leaseUntil()).isEqualTo(500 + LEASE);
     }
 
     private Lease claim(String owner, long now) {
