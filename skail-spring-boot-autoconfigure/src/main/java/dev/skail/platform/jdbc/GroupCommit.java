@@ -7,7 +7,9 @@ import java.sql.Savepoint;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import javax.sql.DataSource;
 
@@ -86,14 +88,16 @@ final class GroupCommit {
         List<Pending<?>> batch = new ArrayList<>();
         synchronized (this.lock) {
             this.queue.add(mine);
-            while (true) {
+        }
+        while (true) {
+            synchronized (this.lock) {
                 if (mine.done) {
                     return mine.outcome();
                 }
                 if (!this.leading && !mine.taken) {
                     if (StoreDeadline.remainingMillis() == 0) {
                         // too late to write anything: not the others' batch to fail on its deadline
-                        this.queue.remove(mine);
+                        leave(mine);
                         throw new SQLTransientConnectionException("no time left to reach the store", "08001");
                     }
                     // still queued, and no batch is being written: this caller writes the next one
@@ -108,9 +112,9 @@ final class GroupCommit {
                     this.leading = true;
                     break;
                 }
-                // queued behind a batch being written, or taken by a batch that waits for its sync
-                awaitTurn(mine);
             }
+            // queued behind a batch being written, or taken by a batch that waits for its sync
+            awaitTurn(mine);
         }
         boolean[] handedOff = new boolean[1];
         Runnable handOff = () -> {
@@ -118,7 +122,7 @@ final class GroupCommit {
                 handedOff[0] = true;
                 synchronized (this.lock) {
                     this.leading = false;
-                    this.lock.notifyAll();
+                    wakeNextLeader();
                 }
             }
         };
@@ -136,27 +140,72 @@ final class GroupCommit {
         return mine.outcome();
     }
 
-    /** Waits for a batch to end, no longer than the caller's deadline. Called holding {@link #lock}. */
+    /**
+     * Waits, no longer than the caller's deadline, until it may have its outcome or may lead the next batch: the
+     * caller's own thread is woken (parked and unparked), not every waiting caller, so that a batch of {@code n}
+     * writes wakes its {@code n} callers and one next leader, rather than everyone at each turn. Called without
+     * {@link #lock}; the caller checks its state again after it (a wake-up may be spurious or early).
+     */
     private void awaitTurn(Pending<?> mine) throws SQLException {
         long remaining = StoreDeadline.remainingMillis();
         if (remaining == 0) {
-            if (this.queue.remove(mine)) {
-                throw new SQLTransientConnectionException("no time left to reach the store", "08001");
+            synchronized (this.lock) {
+                if (mine.done) {
+                    return;
+                }
+                if (leave(mine)) {
+                    throw new SQLTransientConnectionException("no time left to reach the store", "08001");
+                }
+                // taken by a batch: written only if the batch has not come to it yet (then, like a lost
+                // acknowledgement, a retry finds it)
+                mine.abandoned = true;
             }
-            // taken by a batch: written only if the batch has not come to it yet (then, like a lost
-            // acknowledgement, a retry finds it)
-            mine.abandoned = true;
             throw new SQLException("The store's commit did not end before the request's deadline", "08000");
         }
-        try {
-            this.lock.wait(Math.max(0, remaining));
+        if (remaining < 0) {
+            LockSupport.park(this);
         }
-        catch (InterruptedException ex) {
+        else {
+            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(remaining));
+        }
+        if (Thread.interrupted()) {
             Thread.currentThread().interrupt();
-            if (this.queue.remove(mine)) {
-                throw new SQLException("Interrupted while waiting to write to the store", "08000", ex);
+            synchronized (this.lock) {
+                if (mine.done) {
+                    return;
+                }
+                if (leave(mine)) {
+                    throw new SQLException("Interrupted while waiting to write to the store", "08000");
+                }
             }
-            throw new SQLException("Interrupted while waiting for the store's commit", "08000", ex);
+            throw new SQLException("Interrupted while waiting for the store's commit", "08000");
+        }
+    }
+
+    /**
+     * Takes a caller that gives up out of the queue; when no batch is being written, the next in the queue is woken to
+     * lead it. Called holding {@link #lock}.
+     * @return whether it was still queued (no batch took it)
+     */
+    private boolean leave(Pending<?> mine) {
+        boolean queued = this.queue.remove(mine);
+        if (!this.leading) {
+            wakeNextLeader();
+        }
+        return queued;
+    }
+
+    /** Wakes the first caller still queued, who leads the next batch. Called holding {@link #lock}. */
+    private void wakeNextLeader() {
+        Pending<?> next = this.queue.peek();
+        if (next != null) {
+            LockSupport.unpark(next.thread);
+        }
+    }
+
+    private static void wake(List<Pending<?>> batch) {
+        for (Pending<?> pending : batch) {
+            LockSupport.unpark(pending.thread);
         }
     }
 
@@ -171,10 +220,8 @@ final class GroupCommit {
                 for (Pending<?> pending : batch) {
                     if (!pending.done && !pending.abandoned) {
                         alone(pending);
-                        synchronized (this.lock) {
-                            // its caller need not wait for the others' writes
-                            this.lock.notifyAll();
-                        }
+                        // its caller need not wait for the others' writes
+                        LockSupport.unpark(pending.thread);
                     }
                 }
             }
@@ -188,9 +235,7 @@ final class GroupCommit {
             }
         }
         finally {
-            synchronized (this.lock) {
-                this.lock.notifyAll();
-            }
+            wake(batch);
         }
     }
 
@@ -365,6 +410,9 @@ final class GroupCommit {
     private static final class Pending<T> {
 
         final JdbcExecutionStore.SqlWork<T> work;
+
+        /** The caller's thread, woken when the work has its outcome or the caller may lead. */
+        final Thread thread = Thread.currentThread();
 
         private volatile boolean done;
 
