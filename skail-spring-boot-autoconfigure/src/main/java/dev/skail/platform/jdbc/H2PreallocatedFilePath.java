@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 import org.h2.store.fs.FileBaseDefault;
 import org.h2.store.fs.FilePath;
@@ -59,6 +61,17 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
     public H2PreallocatedFilePath() {
     }
 
+    /** The directory a file on the local disk is in, or {@code null} (another of H2's file systems beneath). */
+    private static @Nullable Path directoryOf(FilePath file) {
+        try {
+            FilePath parent = file.unwrap().getParent();
+            return (parent != null) ? Path.of(parent.toString()).toAbsolutePath() : null;
+        }
+        catch (RuntimeException ex) {
+            return null;
+        }
+    }
+
     /** Makes the scheme known to H2 (once per class loader; H2 keeps a map of the file systems by scheme). */
     static void register() {
         FilePath.register(INSTANCE);
@@ -75,7 +88,7 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
         if ("r".equals(mode) || !name.endsWith(".mv.db")) {
             return base;
         }
-        return new PreallocatedFile(base, name);
+        return new PreallocatedFile(base, name, directoryOf(getBase()));
     }
 
     /**
@@ -103,9 +116,13 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
         /** Whether the next extent is being written ahead of H2. Guarded by {@link #lock}. */
         private boolean filling;
 
-        PreallocatedFile(FileChannel base, String name) {
+        /** Where the file is: forced once when the file is new, so that its name survives a power loss too. */
+        private final @Nullable Path directory;
+
+        PreallocatedFile(FileChannel base, String name, @Nullable Path directory) {
             this.base = base;
             this.name = name;
+            this.directory = directory;
         }
 
         /** The end of the last block holding anything but zeros, looking back at most {@link #TRAILING_AT_MOST}. */
@@ -315,12 +332,32 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                     this.size = endOfData(this.base, this.allocated);
                     this.owner = true;
                 }
+                if (this.allocated == 0) {
+                    forceDirectory();
+                }
             }
             catch (IOException | RuntimeException ex) {
                 taken.release();
                 throw ex;
             }
             return new OwnedLock(this, taken);
+        }
+
+        /**
+         * A new file's name is in its directory, which {@code fdatasync} of the file does not force: the directory is
+         * forced once, before anything H2 writes is acknowledged (where the system can force a directory; ext4 would
+         * commit it with the file's first forced extension anyway).
+         */
+        private void forceDirectory() {
+            if (this.directory == null) {
+                return;
+            }
+            try (FileChannel directory = FileChannel.open(this.directory, StandardOpenOption.READ)) {
+                directory.force(true);
+            }
+            catch (IOException | RuntimeException ex) {
+                // not every system opens a directory as a channel; the file's own forces then carry its name
+            }
         }
 
         /**
