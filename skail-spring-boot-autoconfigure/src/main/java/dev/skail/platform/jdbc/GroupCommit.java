@@ -83,39 +83,9 @@ final class GroupCommit {
      */
     <T> T run(JdbcExecutionStore.SqlWork<T> work) throws SQLException {
         Pending<T> mine = new Pending<>(work);
-        // the lead is taken only once the batch is built: nothing can fail between taking it and the try that gives
-        // it back
-        List<Pending<?>> batch = new ArrayList<>();
-        synchronized (this.lock) {
-            this.queue.add(mine);
-        }
-        while (true) {
-            synchronized (this.lock) {
-                if (mine.done) {
-                    return mine.outcome();
-                }
-                if (!this.leading && !mine.taken) {
-                    if (StoreDeadline.remainingMillis() == 0) {
-                        // too late to write anything: not the others' batch to fail on its deadline
-                        leave(mine);
-                        throw new SQLTransientConnectionException("no time left to reach the store", "08001");
-                    }
-                    // still queued, and no batch is being written: this caller writes the next one
-                    this.queue.remove(mine);
-                    batch.add(mine);
-                    while (!this.queue.isEmpty() && batch.size() < this.maxBatch) {
-                        batch.add(this.queue.poll());
-                    }
-                    for (Pending<?> pending : batch) {
-                        pending.taken = true;
-                    }
-                    this.leading = true;
-                    break;
-                }
-            }
-            // queued behind a batch being written, or taken by a batch that waits for its sync
-            awaitTurn(mine);
-        }
+        // the lead is taken only once the batch is built, and what the leader needs is made before: nothing can fail
+        // between taking it and the try that gives it back
+        List<Pending<?>> batch = new ArrayList<>(this.maxBatch);
         boolean[] handedOff = new boolean[1];
         Runnable handOff = () -> {
             if (!handedOff[0]) {
@@ -126,6 +96,49 @@ final class GroupCommit {
                 }
             }
         };
+        boolean queued = false;
+        try {
+            while (true) {
+                synchronized (this.lock) {
+                    if (!queued) {
+                        // queued and checked in one hold of the lock: no batch takes it before it has looked
+                        this.queue.add(mine);
+                        queued = true;
+                    }
+                    if (mine.done) {
+                        return mine.outcome();
+                    }
+                    if (!this.leading && !mine.taken) {
+                        if (StoreDeadline.remainingMillis() == 0) {
+                            // too late to write anything: not the others' batch to fail on its deadline
+                            leave(mine);
+                            throw new SQLTransientConnectionException("no time left to reach the store", "08001");
+                        }
+                        // still queued, and no batch is being written: this caller writes the next one
+                        this.queue.remove(mine);
+                        batch.add(mine);
+                        while (!this.queue.isEmpty() && batch.size() < this.maxBatch) {
+                            batch.add(this.queue.poll());
+                        }
+                        for (Pending<?> pending : batch) {
+                            pending.taken = true;
+                        }
+                        this.leading = true;
+                        break;
+                    }
+                }
+                // queued behind a batch being written, or taken by a batch that waits for its sync
+                awaitTurn(mine);
+            }
+        }
+        catch (Error ex) {
+            // out of memory, a stack overflow while waiting: the others must not wait for a caller that is gone (only
+            // the first queued is woken to lead)
+            synchronized (this.lock) {
+                leave(mine);
+            }
+            throw ex;
+        }
         // the leader's deadline and interrupt are its own: they must not fail the others' writes
         boolean interrupted = Thread.interrupted();
         try {
@@ -175,10 +188,12 @@ final class GroupCommit {
                     return;
                 }
                 if (leave(mine)) {
-                    throw new SQLException("Interrupted while waiting to write to the store", "08000");
+                    throw new SQLException("Interrupted while waiting to write to the store", "08000",
+                            new InterruptedException());
                 }
             }
-            throw new SQLException("Interrupted while waiting for the store's commit", "08000");
+            throw new SQLException("Interrupted while waiting for the store's commit", "08000",
+                    new InterruptedException());
         }
     }
 
@@ -203,9 +218,13 @@ final class GroupCommit {
         }
     }
 
+    /** Wakes the callers of a batch, but the leader (which is running). */
     private static void wake(List<Pending<?>> batch) {
+        Thread leader = Thread.currentThread();
         for (Pending<?> pending : batch) {
-            LockSupport.unpark(pending.thread);
+            if (pending.thread != leader) {
+                LockSupport.unpark(pending.thread);
+            }
         }
     }
 

@@ -149,6 +149,42 @@ class GroupCommitBatchTests {
     }
 
     @Test
+    void callersThatGiveUpWhileQueuedLeaveTheQueueAndThoseAfterThemAreWritten() throws Exception {
+        CountDownLatch inProgress = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<String> first = this.callers.submit(() -> this.group.run((connection) -> {
+            inProgress.countDown();
+            await(release);
+            return insertRow(connection, "primeiro", "1.00");
+        }));
+        assertThat(inProgress.await(10, TimeUnit.SECONDS)).isTrue();
+        // a request whose deadline passes while it is queued, a caller interrupted while it is queued, and one that
+        // waits as long as it takes, queued behind both
+        Future<String> request = this.callers.submit(
+                () -> StoreDeadline.within(Duration.ofMillis(300), () -> run(insert("pedido-1", "150.00"))));
+        DurableCommitTests.spinUntil(() -> this.group.queued() >= 1, "the request queued");
+        Future<String> interrupted = this.callers.submit(() -> run(insert("pedido-2", "99.90")));
+        DurableCommitTests.spinUntil(() -> this.group.queued() >= 2, "the second caller queued");
+        Future<String> patient = this.callers.submit(() -> run(insert("pedido-3", "12.30")));
+        DurableCommitTests.spinUntil(() -> this.group.queued() >= 3, "the third caller queued");
+
+        Throwable late = failureOf(request);
+        interrupted.cancel(true);
+        DurableCommitTests.spinUntil(() -> this.group.queued() == 1, "the interrupted caller gone from the queue");
+        release.countDown();
+
+        assertThat(late).isInstanceOf(java.sql.SQLTransientConnectionException.class)
+            .hasMessageContaining("no time left");
+        assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("primeiro");
+        // the last one queued leads the next batch once the first ends, though the two before it left
+        assertThat(patient.get(10, TimeUnit.SECONDS)).isEqualTo("pedido-3");
+        assertThat(amountOrNull("pedido-1")).isNull();
+        assertThat(amountOrNull("pedido-2")).isNull();
+        assertThat(amount("pedido-3")).isEqualByComparingTo("12.30");
+        assertThat(this.group.counts()).containsExactly(2, 2);
+    }
+
+    @Test
     void theBatchIsWrittenWithoutTheDeadlineOfTheCallerThatLeadsIt() throws Exception {
         List<Boolean> deadlineSeen = java.util.Collections.synchronizedList(new ArrayList<>());
         JdbcExecutionStore.SqlWork<String> recording = (connection) -> {
