@@ -150,14 +150,8 @@ class GroupCommitBatchTests {
 
     @Test
     void callersThatGiveUpWhileQueuedLeaveTheQueueAndThoseAfterThemAreWritten() throws Exception {
-        CountDownLatch inProgress = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Future<String> first = this.callers.submit(() -> this.group.run((connection) -> {
-            inProgress.countDown();
-            await(release);
-            return insertRow(connection, "primeiro", "1.00");
-        }));
-        assertThat(inProgress.await(10, TimeUnit.SECONDS)).isTrue();
+        Future<String> first = batchInProgress("primeiro", "1.00", release);
         // a request whose deadline passes while it is queued, a caller interrupted while it is queued, and one that
         // waits as long as it takes, queued behind both
         Future<String> request = this.callers.submit(
@@ -203,15 +197,9 @@ class GroupCommitBatchTests {
     @Test
     void aCommitThatFailsIsEveryCallersFailureToReachTheStoreNotARefusedStatement() throws Exception {
         this.failNextCommit.set(true);
-        CountDownLatch inProgress = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         // the first batch (alone) is the one whose commit fails: a value too long for its column, say (22001)
-        Future<String> first = this.callers.submit(() -> this.group.run((connection) -> {
-            inProgress.countDown();
-            await(release);
-            return insertRow(connection, "pedido-1", "150.00");
-        }));
-        assertThat(inProgress.await(10, TimeUnit.SECONDS)).isTrue();
+        Future<String> first = batchInProgress("pedido-1", "150.00", release);
         release.countDown();
         Throwable failure = failureOf(first);
         assertThat(failure).isInstanceOf(SQLException.class);
@@ -301,14 +289,8 @@ class GroupCommitBatchTests {
      */
     private List<Future<String>> behindABatchInProgress(List<JdbcExecutionStore.SqlWork<String>> works,
             boolean requests) throws Exception {
-        CountDownLatch inProgress = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Future<String> first = this.callers.submit(() -> this.group.run((connection) -> {
-            inProgress.countDown();
-            await(release);
-            return insertRow(connection, "primeiro", "1.00");
-        }));
-        assertThat(inProgress.await(10, TimeUnit.SECONDS)).isTrue();
+        Future<String> first = batchInProgress("primeiro", "1.00", release);
         List<Future<String>> results = new ArrayList<>();
         for (JdbcExecutionStore.SqlWork<String> work : works) {
             int queued = results.size() + 1;
@@ -321,6 +303,18 @@ class GroupCommitBatchTests {
         release.countDown();
         assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("primeiro");
         return results;
+    }
+
+    /** A batch of one insert, being written until {@code release}: the next callers queue behind it. */
+    private Future<String> batchInProgress(String pedido, String valor, CountDownLatch release) throws Exception {
+        CountDownLatch inProgress = new CountDownLatch(1);
+        Future<String> first = this.callers.submit(() -> this.group.run((connection) -> {
+            inProgress.countDown();
+            await(release);
+            return insertRow(connection, pedido, valor);
+        }));
+        assertThat(inProgress.await(10, TimeUnit.SECONDS)).isTrue();
+        return first;
     }
 
     private static void await(CountDownLatch latch) throws SQLException {
