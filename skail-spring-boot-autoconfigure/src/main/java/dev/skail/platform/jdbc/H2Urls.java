@@ -28,7 +28,8 @@ public final class H2Urls {
     /**
      * The URL with {@code ;WRITE_DELAY=0} appended when it names an embedded H2 file database that does not set
      * {@code WRITE_DELAY}. In-memory databases (nothing to lose) and other databases are returned as they are, and so
-     * are H2 server URLs ({@code tcp:}, {@code ssl:}) that do not set it: the server owns that setting.
+     * are H2 server URLs ({@code tcp:}, {@code ssl:}) that do not set it: the server owns that setting. A
+     * {@link #PREALLOCATED_FILE} URL has its file system made known to H2 here, before anything connects with it.
      * @param url the store's JDBC URL
      * @return the URL to connect with
      * @throws IllegalArgumentException when an H2 URL sets {@code WRITE_DELAY} to anything but 0
