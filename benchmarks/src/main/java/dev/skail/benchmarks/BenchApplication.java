@@ -8,7 +8,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 
 /**
- * The application the scenarios A to E run in: a non-web Spring Boot application with skail's auto-configuration and
+ * The application the scenarios A to E and G run in: a non-web Spring Boot application with skail's auto-configuration and
  * {@link BenchFunctions}, nothing scanned. The store is configured as an application configures it, with
  * {@code skail.store.*} properties (system properties set by the harness); nothing weakens durability.
  */

@@ -30,8 +30,8 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The harness {@code ./bin/benchmark} runs: scenarios A to G on each store, every scenario group in fresh JVMs (A, B, C
- * and E share one; D has its own; F launches its application many times), then one table per store with the issue's
+ * The harness {@code ./bin/benchmark} runs: scenarios A to G on each store, every scenario group in fresh JVMs (A, B, C,
+ * E and G share one; D has its own; F launches its application many times), then one table per store with the issue's
  * targets, and the machine. The tables are printed and written to {@code benchmarks/target/results/}, beside the
  * whole output of every JVM.
  * <p>

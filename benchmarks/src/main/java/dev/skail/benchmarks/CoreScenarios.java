@@ -14,13 +14,12 @@ import dev.skail.SkailClient;
 import dev.skail.SkailHandle;
 import dev.skail.autoconfigure.SkailProperties;
 import dev.skail.platform.jdbc.JdbcExecutionStore;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Scenarios A, B, C, E and G in one JVM and one application on one store, after a warm-up. Every execution is waited for
- * the way an application waits for it: its {@link SkailHandle} ({@code result}), which the runtime signals when the
+ * Scenarios A, B, C, E and G in one JVM and one application on one store, after a warm-up. Every execution is waited
+ * for the way an application waits for it: its {@link SkailHandle} ({@code result}), which the runtime signals when the
  * execution has ended and its end is recorded.
  * <ul>
  * <li>A: {@code steps(10, i)} run {@code sequential} times one after another: milliseconds per execution.</li>
@@ -29,6 +28,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * <li>C: one {@code steps(n, 1)} per {@code n} of {@code growth}: microseconds per step.</li>
  * <li>E: {@code probe(i)} triggered {@code triggers} times one after another on an otherwise idle runtime: from just
  * before {@code trigger} to the first statement of its command's body.</li>
+ * <li>G: one {@code conferir(100, pedido)}, each command taking and returning an order of 20 items: microseconds per
+ * step, beside C's.</li>
  * </ul>
  * Started by the harness ({@link Benchmark}); the store comes from {@code skail.store.*} system properties.
  */
@@ -203,7 +204,8 @@ public final class CoreScenarios {
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("steps", ORDER_STEPS);
         figures.put("items", ORDER_ITEMS);
-        figures.put("json_bytes", this.client.history("g").steps().get(0).result().length());
+        figures.put("json_bytes", this.client.history("g").steps().get(0).result()
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
         figures.put("total_ms", nanos / 1e6);
         figures.put("us_per_step", nanos / 1e3 / ORDER_STEPS);
         figures.putAll(StoreCounters.perStep(delta, ORDER_STEPS));
@@ -211,12 +213,10 @@ public final class CoreScenarios {
         Results.print("G", figures);
     }
 
-    private void runOrders(String id, BenchFunctions.Pedido pedido, int steps,
-            BenchFunctions.@Nullable Pedido expected) {
+    private void runOrders(String id, BenchFunctions.Pedido pedido, int steps, BenchFunctions.Pedido expected) {
         BenchFunctions.Pedido result = this.client.<BenchFunctions.Pedido>trigger("conferir", id, steps, pedido)
             .result(TIMEOUT);
-        if (expected != null && (!result.equals(expected) || !result.total().toPlainString()
-            .equals(expected.total().toPlainString()))) {
+        if (!result.equals(expected) || !result.total().toPlainString().equals(expected.total().toPlainString())) {
             throw new IllegalStateException(id + " returned " + result + ", expected " + expected);
         }
     }

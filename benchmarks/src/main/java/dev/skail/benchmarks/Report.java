@@ -67,7 +67,8 @@ final class Report {
         }
         row("", "worker concurrency (skail.worker.concurrency)", get("store.concurrency"), "", "");
         if (has("floor")) {
-            row("", "floor of a durable commit in this database, without skail", get("floor"), "", "");
+            row("", "floor of a durable commit in this database, without skail's runtime (on H2 through the store's own "
+                    + "file system, a plain file's in brackets)", get("floor"), "", "");
         }
     }
 

@@ -95,6 +95,10 @@ class SpringAotTests {
         assertThat(RuntimeHintsPredicates.reflection().onJavaSerialization(dev.skail.SkailRecordedException.class,
                 true)).accepts(hints);
         assertThat(RuntimeHintsPredicates.reflection().onType(dev.skail.SkailExecution.class)).accepts(hints);
+        // the embedded store's H2 file system, which H2 creates by reflection
+        assertThat(RuntimeHintsPredicates.reflection()
+            .onConstructorInvocation(dev.skail.platform.jdbc.H2PreallocatedFilePath.class.getConstructor()))
+            .accepts(hints);
         assertThat(RuntimeHintsPredicates.resource().forResource("dev/skail/web/monitor/index.html")).accepts(hints);
         assertThat(RuntimeHintsPredicates.resource().forResource("dev/skail/web/monitor/monitor.js")).accepts(hints);
     }

@@ -83,19 +83,7 @@ final class GroupCommit {
      */
     <T> T run(JdbcExecutionStore.SqlWork<T> work) throws SQLException {
         Pending<T> mine = new Pending<>(work);
-        // the lead is taken only once the batch is built, and what the leader needs is made before: nothing can fail
-        // between taking it and the try that gives it back
-        List<Pending<?>> batch = new ArrayList<>(this.maxBatch);
-        boolean[] handedOff = new boolean[1];
-        Runnable handOff = () -> {
-            if (!handedOff[0]) {
-                handedOff[0] = true;
-                synchronized (this.lock) {
-                    this.leading = false;
-                    wakeNextLeader();
-                }
-            }
-        };
+        @Nullable Lead lead = null;
         boolean queued = false;
         try {
             while (true) {
@@ -114,16 +102,20 @@ final class GroupCommit {
                             leave(mine);
                             throw new SQLTransientConnectionException("no time left to reach the store", "08001");
                         }
-                        // still queued, and no batch is being written: this caller writes the next one
+                        // still queued, and no batch is being written: this caller writes the next one; what it
+                        // needs is made first, since nothing may fail between taking the lead and the try that
+                        // gives it back
+                        Lead next = new Lead(Math.min(this.maxBatch, this.queue.size()));
                         this.queue.remove(mine);
-                        batch.add(mine);
-                        while (!this.queue.isEmpty() && batch.size() < this.maxBatch) {
-                            batch.add(this.queue.poll());
+                        next.batch.add(mine);
+                        while (!this.queue.isEmpty() && next.batch.size() < this.maxBatch) {
+                            next.batch.add(this.queue.poll());
                         }
-                        for (Pending<?> pending : batch) {
+                        for (Pending<?> pending : next.batch) {
                             pending.taken = true;
                         }
                         this.leading = true;
+                        lead = next;
                         break;
                     }
                 }
@@ -139,18 +131,50 @@ final class GroupCommit {
             }
             throw ex;
         }
+        Lead leader = java.util.Objects.requireNonNull(lead);
         // the leader's deadline and interrupt are its own: they must not fail the others' writes
         boolean interrupted = Thread.interrupted();
         try {
-            StoreDeadline.without(() -> execute(batch, handOff));
+            StoreDeadline.without(leader);
         }
         finally {
-            handOff.run();
+            leader.handOff();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
         return mine.outcome();
+    }
+
+    /** What a caller needs to lead a batch: made before it takes the lead. */
+    private final class Lead implements Runnable {
+
+        final List<Pending<?>> batch;
+
+        private final Runnable handOff = this::handOff;
+
+        private boolean handedOff;
+
+        Lead(int capacity) {
+            this.batch = new ArrayList<>(capacity);
+        }
+
+        /** Writes the batch. */
+        @Override
+        public void run() {
+            execute(this.batch, this.handOff);
+        }
+
+        /** Lets the next batch begin: once, when this one is durable or (many waiting) committed. */
+        void handOff() {
+            if (!this.handedOff) {
+                this.handedOff = true;
+                synchronized (GroupCommit.this.lock) {
+                    GroupCommit.this.leading = false;
+                    wakeNextLeader();
+                }
+            }
+        }
     }
 
     /**

@@ -157,15 +157,34 @@ class GroupCommitBatchTests {
         Future<String> request = this.callers.submit(
                 () -> StoreDeadline.within(Duration.ofMillis(300), () -> run(insert("pedido-1", "150.00"))));
         DurableCommitTests.spinUntil(() -> this.group.queued() >= 1, "the request queued");
-        Future<String> interrupted = this.callers.submit(() -> run(insert("pedido-2", "99.90")));
+        java.util.concurrent.atomic.AtomicReference<Throwable> interruptedFailure = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicBoolean flagKept = new AtomicBoolean();
+        Thread interrupted = new Thread(() -> {
+            try {
+                this.group.run(insert("pedido-2", "99.90"));
+            }
+            catch (SQLException | RuntimeException ex) {
+                interruptedFailure.set(ex);
+                flagKept.set(Thread.currentThread().isInterrupted());
+            }
+        });
+        interrupted.start();
         DurableCommitTests.spinUntil(() -> this.group.queued() >= 2, "the second caller queued");
         Future<String> patient = this.callers.submit(() -> run(insert("pedido-3", "12.30")));
         DurableCommitTests.spinUntil(() -> this.group.queued() >= 3, "the third caller queued");
 
         Throwable late = failureOf(request);
-        interrupted.cancel(true);
-        DurableCommitTests.spinUntil(() -> this.group.queued() == 1, "the interrupted caller gone from the queue");
+        interrupted.interrupt();
+        interrupted.join(10_000);
+        assertThat(this.group.queued()).isEqualTo(1);
         release.countDown();
+
+        // the interrupted caller is told so, keeps its interrupt, and its write was not made
+        assertThat(interruptedFailure.get()).isInstanceOf(SQLException.class)
+            .hasMessageContaining("Interrupted while waiting to write")
+            .hasCauseInstanceOf(InterruptedException.class);
+        assertThat(((SQLException) interruptedFailure.get()).getSQLState()).isEqualTo("08000");
+        assertThat(flagKept).isTrue();
 
         assertThat(late).isInstanceOf(java.sql.SQLTransientConnectionException.class)
             .hasMessageContaining("no time left");

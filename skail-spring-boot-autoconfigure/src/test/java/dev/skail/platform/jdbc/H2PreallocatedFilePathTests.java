@@ -93,7 +93,7 @@ class H2PreallocatedFilePathTests {
         }
         assertThat(trailingZeroBytes(crashed.resolve("orders.mv.db"))).isGreaterThan(BLOCK);
 
-        String crashedUrl = H2Urls.PREALLOCATED_FILE + crashed.resolve("orders") + ";FILE_LOCK=FS;WRITE_DELAY=0";
+        String crashedUrl = H2Urls.durable(H2Urls.PREALLOCATED_FILE + crashed.resolve("orders") + ";FILE_LOCK=FS");
         try (Connection connection = DriverManager.getConnection(crashedUrl)) {
             assertThat(orders(connection)).hasSize(300).endsWith("order-0299:150.00");
             // and it goes on from there
@@ -125,7 +125,7 @@ class H2PreallocatedFilePathTests {
         try (Connection connection = DriverManager.getConnection("jdbc:h2:file:" + plain + ";WRITE_DELAY=0")) {
             insertOrders(connection, 0, 20);
         }
-        try (Connection connection = DriverManager.getConnection(H2Urls.PREALLOCATED_FILE + plain)) {
+        try (Connection connection = DriverManager.getConnection(H2Urls.durable(H2Urls.PREALLOCATED_FILE + plain))) {
             assertThat(orders(connection)).hasSize(20);
             insertOrders(connection, 20, 20);
         }
