@@ -122,6 +122,22 @@ abstract class JdbcCustomization {
     }
 
     /**
+     * The data source the store works with, made of the one it was given (the same, by default). Called once, before
+     * anything else.
+     */
+    DataSource dataSource(DataSource given) {
+        return given;
+    }
+
+    /** What to do before the schema is looked at, once the database answers: nothing by default. */
+    void recover(DataSource dataSource) throws SQLException {
+    }
+
+    /** What to do when the store closes, before its pool: nothing by default. */
+    void closing() {
+    }
+
+    /**
      * The due work, in turns between the three kinds (so that a backlog of new executions never starves wake-ups and
      * expired leases): one limited, index-ordered read per kind, ranked within its kind, then at most {@code limit}
      * taken rank by rank, the kind that goes first in a rank rotating from one claim to the next. Its parameters
