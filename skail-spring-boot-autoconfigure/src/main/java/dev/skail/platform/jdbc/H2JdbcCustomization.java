@@ -95,7 +95,7 @@ final class H2JdbcCustomization extends JdbcCustomization {
 
     @Override
     DataSource dataSource(DataSource given) {
-        H2LoggedDataSource logged = new H2LoggedDataSource(given, () -> this.log);
+        H2LoggedDataSource logged = new H2LoggedDataSource(given, () -> this.log, this::sameDatabase);
         this.logged = logged;
         return logged;
     }
@@ -182,21 +182,80 @@ final class H2JdbcCustomization extends JdbcCustomization {
             if (log == null || dataSource == null) {
                 return;
             }
+            boolean checkpointed = false;
+            log.lock.lock();
             try (Connection connection = dataSource.getConnection()) {
-                log.lock.lock();
-                try {
-                    checkpoint(connection);
-                    stopLog(log);
-                }
-                finally {
-                    log.lock.unlock();
-                }
-                H2RedoLog.deleteSegments(java.nio.file.Path.of(stripScheme(
-                        java.util.Objects.requireNonNull(this.h2FileName))));
+                checkpoint(connection);
+                checkpointed = true;
             }
-            catch (SQLException | java.io.IOException | RuntimeException ex) {
+            catch (SQLException | RuntimeException ex) {
                 logger.warn("skail store: could not write everything to its file on closing (replayed from its log "
                         + "at the next start): " + ex.getMessage());
+            }
+            finally {
+                stopLog(log);
+                log.lock.unlock();
+            }
+            if (checkpointed) {
+                try {
+                    H2RedoLog.deleteSegments(java.nio.file.Path.of(stripScheme(
+                            java.util.Objects.requireNonNull(this.h2FileName))));
+                }
+                catch (java.io.IOException ex) {
+                    logger.warn("skail store: could not delete its log (replayed at the next start, harmlessly): "
+                            + ex.getMessage());
+                }
+            }
+        }
+    }
+
+    /**
+     * Checks that the connection's database is the one the log is active for. H2 closes its database after a write
+     * that failed (a full disk, say), and opens the file again for the next connection: that file may lack commits
+     * the log holds (H2 writes in the background). Before anyone reads or writes the reopened database, what the log
+     * holds is replayed into it, and the log is made active for it.
+     */
+    private void sameDatabase(H2RedoLog log, Connection connection) throws SQLException {
+        SessionLocal session = H2RowCapture.session(connection);
+        if (session == null || session.getDatabase() == log.database()) {
+            return;
+        }
+        synchronized (this.checkpoints) {
+            log.lock.lock();
+            try {
+                Object reopened = session.getDatabase();
+                if (reopened == log.database() || this.log != log) {
+                    return;
+                }
+                long started = System.nanoTime();
+                int replayed = H2RedoLog.replay(log.file(), connection);
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("SET WRITE_DELAY " + LOGGED_WRITE_DELAY);
+                }
+                log.rebind(reopened);
+                this.h2Database = reopened;
+                logger.warn("skail store: H2 opened its file again; " + replayed + " transaction(s) replayed from "
+                        + "the store's log in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+            }
+            catch (java.io.IOException ex) {
+                throw new SQLException("The skail store could not read its log: " + ex.getMessage(), "08000", ex);
+            }
+            finally {
+                log.lock.unlock();
+            }
+        }
+    }
+
+    /** With the log, whether it would take a write: its file system has room for it and for H2's file. */
+    @Override
+    void probeWrite(Connection connection) throws SQLException {
+        H2RedoLog log = this.log;
+        if (log != null) {
+            try {
+                log.checkSpace(true);
+            }
+            catch (java.io.IOException ex) {
+                throw new SQLException("The store could not write its log: " + ex.getMessage(), "08000", ex);
             }
         }
     }
@@ -340,8 +399,13 @@ final class H2JdbcCustomization extends JdbcCustomization {
             H2RedoLog.deleteSegments(file);
             log = H2RedoLog.begin(file, this::segmentFull);
         }
-        catch (java.io.IOException ex) {
-            throw new SQLException("The skail store could not begin its log: " + ex.getMessage(), "08000", ex);
+        catch (java.io.IOException | RuntimeException ex) {
+            // a disk too full for a segment, say: every commit is then written and synced by H2 itself, as with a
+            // jdbc:h2:file: URL (slower, as durable)
+            logger.warn("skail store: could not begin its log (" + ex.getMessage() + "); H2 writes and syncs each "
+                    + "commit itself instead");
+            this.groupSync = new H2GroupSync();
+            return;
         }
         Object database = session.getDatabase();
         String fileName = session.getDatabase().getDatabasePath();

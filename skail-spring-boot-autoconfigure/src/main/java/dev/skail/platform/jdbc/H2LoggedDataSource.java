@@ -30,9 +30,22 @@ final class H2LoggedDataSource implements DataSource {
 
     private final Supplier<@Nullable H2RedoLog> log;
 
-    H2LoggedDataSource(DataSource delegate, Supplier<@Nullable H2RedoLog> log) {
+    private final Guard guard;
+
+    /**
+     * What each connection is checked with before it is handed out, while a log is active: that its database is the
+     * one the log is active for (one H2 opened again is first given what the log holds).
+     */
+    @FunctionalInterface
+    interface Guard {
+
+        void check(H2RedoLog log, Connection connection) throws SQLException;
+    }
+
+    H2LoggedDataSource(DataSource delegate, Supplier<@Nullable H2RedoLog> log, Guard guard) {
         this.delegate = delegate;
         this.log = log;
+        this.guard = guard;
     }
 
     @Override
@@ -45,7 +58,22 @@ final class H2LoggedDataSource implements DataSource {
         return wrap(this.delegate.getConnection(username, password));
     }
 
-    private Connection wrap(Connection connection) {
+    private Connection wrap(Connection connection) throws SQLException {
+        H2RedoLog log = this.log.get();
+        if (log != null) {
+            try {
+                this.guard.check(log, connection);
+            }
+            catch (SQLException | RuntimeException ex) {
+                try {
+                    connection.close();
+                }
+                catch (SQLException closeFailure) {
+                    ex.addSuppressed(closeFailure);
+                }
+                throw ex;
+            }
+        }
         return (Connection) Proxy.newProxyInstance(H2LoggedDataSource.class.getClassLoader(),
                 new Class<?>[] { Connection.class }, new Logged(connection, this.log));
     }

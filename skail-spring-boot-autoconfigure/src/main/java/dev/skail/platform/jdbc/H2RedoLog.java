@@ -143,7 +143,23 @@ final class H2RedoLog implements AutoCloseable {
 
     private volatile boolean closed;
 
-    private H2RedoLog(Path directory, String prefix, Segment first, long sequence, SegmentFull segmentFull) {
+    /**
+     * The least free space the log's file system must have for an append: room for the log's next segment and for
+     * H2 to write what is committed. Below it, writes fail as on a full disk, before H2's own background writes do.
+     */
+    static final long MIN_FREE = 2L * SEGMENT;
+
+    /** The file system of the log (and of H2's file). */
+    private final java.nio.file.FileStore fileSystem;
+
+    /** When the free space was last read ({@link System#nanoTime()}), and whether it was low. Guarded by {@link #lock}. */
+    private long spaceReadAt = Long.MIN_VALUE / 2;
+
+    private boolean spaceLow;
+
+    private H2RedoLog(Path directory, String prefix, Segment first, long sequence, SegmentFull segmentFull)
+            throws IOException {
+        this.fileSystem = Files.getFileStore(directory);
         this.directory = directory;
         this.prefix = prefix;
         this.current = first;
@@ -182,9 +198,38 @@ final class H2RedoLog implements AutoCloseable {
         return parent;
     }
 
+    /** The H2 database (the object H2 opened) whose triggers write to this log, or {@code null}. */
+    private volatile @Nullable Object database;
+
     /** Makes this log the one the triggers of {@code h2Database} write to. */
     void activate(Object h2Database) {
+        this.database = h2Database;
         ACTIVE.put(h2Database, this);
+    }
+
+    /** The H2 database this log is active for, or {@code null}. */
+    @Nullable Object database() {
+        return this.database;
+    }
+
+    /**
+     * Has the triggers of {@code reopened} (H2 opened the file again: it had closed its database, after a failed
+     * write, say) write to this log instead of those of the database it closed. Called holding {@link #lock}, once
+     * what the log holds is replayed into {@code reopened}.
+     */
+    void rebind(Object reopened) {
+        Object closed = this.database;
+        if (closed != null) {
+            ACTIVE.remove(closed, this);
+        }
+        this.captures.clear();
+        activate(reopened);
+    }
+
+    /** The database file this log belongs to ({@code /dir/skail} for {@code /dir/skail.mv.db}). */
+    Path file() {
+        String name = this.prefix.substring(0, this.prefix.length() - ".redo.".length());
+        return this.directory.resolve(name);
     }
 
     /** The active log of the H2 database {@code h2Database}, or {@code null}. */
@@ -285,6 +330,36 @@ final class H2RedoLog implements AutoCloseable {
         appendLocked(ABORT, payload, payload.length);
     }
 
+    /**
+     * Fails as a full disk does when the file system has less than {@link #MIN_FREE} left: a segment of the log is
+     * written ahead, so its appends would still succeed while H2's file could not take what they hold. Read every
+     * 100 ms, and at every append once it is low.
+     */
+    /** As {@link #checkSpace()}, reading the free space now when {@code now} holds (a probe of a full disk). */
+    void checkSpace(boolean now) throws IOException {
+        this.lock.lock();
+        try {
+            checkSpaceLocked(now);
+        }
+        finally {
+            this.lock.unlock();
+        }
+    }
+
+    private void checkSpaceLocked(boolean force) throws IOException {
+        long now = System.nanoTime();
+        if (!force && !this.spaceLow && now - this.spaceReadAt < 100_000_000L) {
+            return;
+        }
+        long usable = this.fileSystem.getUsableSpace();
+        this.spaceReadAt = now;
+        this.spaceLow = usable < 4 * MIN_FREE;
+        if (usable < MIN_FREE) {
+            throw new IOException("No space left on device: " + usable / 1024 + " KiB free, and the store keeps "
+                    + MIN_FREE / (1024 * 1024) + " MiB free for its log and its file");
+        }
+    }
+
     /** Appends one record; its payload's first byte is its kind. Returns its sequence number. */
     private long appendLocked(byte kind, byte[] payload, int length) throws IOException {
         IOException broken = this.broken;
@@ -294,6 +369,7 @@ final class H2RedoLog implements AutoCloseable {
         if (this.closed) {
             throw new IOException("the store's log is closed");
         }
+        checkSpaceLocked(false);
         int size = RECORD_HEADER + length;
         Segment segment = this.current;
         if (segment.position + size > segment.capacity) {
@@ -913,6 +989,7 @@ final class H2RedoLog implements AutoCloseable {
             }
             catch (IOException | RuntimeException ex) {
                 channel.close();
+                Files.deleteIfExists(file);
                 throw ex;
             }
         }

@@ -133,6 +133,13 @@ abstract class JdbcCustomization {
     void recover(DataSource dataSource) throws SQLException {
     }
 
+    /**
+     * Fails as a write would when the database could not take one now (its disk is full), in a probe's transaction
+     * on {@code connection}: nothing more by default (the probe's own write tells).
+     */
+    void probeWrite(Connection connection) throws SQLException {
+    }
+
     /** What to do when the store closes, before its pool: nothing by default. */
     void closing() {
     }

@@ -253,7 +253,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         boolean diskWasFull = this.retry.diskFull() != null;
         this.retry.once("answer a probe", () -> {
             if (diskWasFull) {
-                return inTransaction((connection) -> update(connection, "UPDATE skail_schema SET version = version"));
+                return inTransaction((connection) -> {
+                    this.customization.probeWrite(connection);
+                    return update(connection, "UPDATE skail_schema SET version = version");
+                });
             }
             try (Connection connection = this.dataSource.getConnection();
                     Statement statement = connection.createStatement()) {
