@@ -118,6 +118,7 @@ final class H2JdbcCustomization extends JdbcCustomization {
                     return;
                 }
                 long started = System.nanoTime();
+                stopBackgroundWrites(connection);
                 int replayed = H2RedoLog.replay(file, connection);
                 checkpoint(connection);
                 H2RedoLog.deleteSegments(file);
@@ -143,6 +144,16 @@ final class H2JdbcCustomization extends JdbcCustomization {
         }
         if (!autoCommit) {
             connection.commit();
+        }
+    }
+
+    /**
+     * Stops H2's background writer ({@code WRITE_DELAY 0}): a replay writes many transactions, which H2 then writes
+     * as each commits rather than in the background while the next ones are being applied.
+     */
+    private static void stopBackgroundWrites(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SET WRITE_DELAY 0");
         }
     }
 
@@ -228,6 +239,7 @@ final class H2JdbcCustomization extends JdbcCustomization {
                     return;
                 }
                 long started = System.nanoTime();
+                stopBackgroundWrites(connection);
                 int replayed = H2RedoLog.replay(log.file(), connection);
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("SET WRITE_DELAY " + LOGGED_WRITE_DELAY);

@@ -76,6 +76,9 @@ final class H2RedoLog implements AutoCloseable {
 
     private static final long MAGIC = 0x736b61696c524c31L;
 
+    /** How many of the log's transactions a replay applies in one transaction of its own. */
+    private static final int REPLAY_BATCH = 64;
+
     /** A record of the rows a transaction changed. */
     static final byte TRANSACTION = 1;
 
@@ -575,9 +578,10 @@ final class H2RedoLog implements AutoCloseable {
     // ---- replay ----
 
     /**
-     * Applies, in one transaction on {@code connection}, every committed transaction of the log of {@code database}
-     * in the order of their records, up to the first record a crash tore. Returns how many transactions were
-     * applied. Leaves the segments in place: delete them once H2's file is forced.
+     * Applies, on {@code connection}, every committed transaction of the log of {@code database} in the order of their
+     * records, up to the first record a crash tore, {@value #REPLAY_BATCH} of them in each transaction. Returns how
+     * many transactions were applied. Leaves the segments in place: delete them once H2's file is forced. The caller
+     * stops H2's background writer first ({@code SET WRITE_DELAY 0}).
      */
     static int replay(Path database, Connection connection) throws IOException, SQLException {
         List<byte[]> transactions = new ArrayList<>();
@@ -604,6 +608,11 @@ final class H2RedoLog implements AutoCloseable {
                 if (!aborted.contains(sequences.get(i))) {
                     replay.apply(transactions.get(i));
                     applied++;
+                    if (applied % REPLAY_BATCH == 0) {
+                        // transactions of the size the store writes, rather than one of the whole log (a replay cut
+                        // off half-way is simply done again)
+                        connection.commit();
+                    }
                 }
             }
             replay.afterwards();
