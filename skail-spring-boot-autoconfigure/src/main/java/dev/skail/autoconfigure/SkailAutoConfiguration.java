@@ -165,13 +165,12 @@ public final class SkailAutoConfiguration {
     }
 
     static String defaultUrl(Path directory) {
-        // skail: the H2 file kept ahead of H2's writes, whose commits go through the store's log first (forced
-        // before anyone is told, see H2RedoLog), so that H2 writes its file in the background; FILE_LOCK=FS: the
-        // lock dies with the process; no WRITE_DELAY: the store sets it (H2 applies a URL's settings on every new
-        // connection); QUERY_CACHE_SIZE: the store's statements are parsed once per connection, not again and again
-        // (8 by default)
+        // skail: the H2 file kept ahead of H2's writes, so that a sync forces data alone (see H2Urls); FILE_LOCK=FS:
+        // the lock dies with the process; WRITE_DELAY=0: H2 writes each commit before it returns (and the store syncs
+        // it before telling anyone, see H2GroupSync); QUERY_CACHE_SIZE: the store's statements are parsed once per
+        // connection, not again and again (8 by default)
         return H2Urls.PREALLOCATED_FILE + directory.toAbsolutePath().resolve("skail")
-                + ";FILE_LOCK=FS;QUERY_CACHE_SIZE=64";
+                + ";FILE_LOCK=FS;WRITE_DELAY=0;QUERY_CACHE_SIZE=64";
     }
 
     /**

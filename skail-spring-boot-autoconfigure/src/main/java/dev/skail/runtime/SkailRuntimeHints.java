@@ -63,8 +63,5 @@ public final class SkailRuntimeHints implements RuntimeHintsRegistrar {
         // the embedded store's H2 file system: H2 creates one per path through its public constructor
         reflection.registerType(TypeReference.of("dev.skail.platform.jdbc.H2PreallocatedFilePath"),
                 MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
-        // the trigger that hands the store's rows to its log: H2 loads it by name and creates it the same way
-        reflection.registerType(TypeReference.of("dev.skail.platform.jdbc.H2RowCapture"),
-                MemberCategory.INVOKE_PUBLIC_CONSTRUCTORS);
     }
 }

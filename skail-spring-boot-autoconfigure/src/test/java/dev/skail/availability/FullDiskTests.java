@@ -34,7 +34,7 @@ class FullDiskTests {
     @BeforeEach
     void mountSmallFileSystem() throws IOException {
         this.mount = Files.createTempDirectory("skail-full-disk-");
-        run("mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", this.mount.toString());
+        run("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", this.mount.toString());
     }
 
     @AfterEach
@@ -64,10 +64,9 @@ class FullDiskTests {
         Path filler = this.mount.resolve("filler");
         fill(filler);
 
-        // triggers until one finds no space: the store's log refuses to take a write once less than 16 MiB is free
-        // (room for its next segment, and for H2 to write what it holds), so the first trigger is refused already;
-        // were that room taken otherwise, each trigger accepted is durable; then 503 that says the disk is full, and
-        // nothing created
+        // triggers until one finds no space: the store's file keeps up to 1.5 MiB of zeros ahead of its writes, which
+        // the first triggers may still fill (each of them accepted, durably); then 503 that says the disk is full,
+        // and nothing created
         String big = "x".repeat(600_000);
         List<String> acceptedOnAFullDisk = new java.util.ArrayList<>();
         HttpResponse<String> trigger = null;

@@ -99,10 +99,6 @@ class SpringAotTests {
         assertThat(RuntimeHintsPredicates.reflection()
             .onConstructorInvocation(dev.skail.platform.jdbc.H2PreallocatedFilePath.class.getConstructor()))
             .accepts(hints);
-        // and the trigger that hands the store's rows to its log, which H2 loads by name
-        assertThat(RuntimeHintsPredicates.reflection()
-            .onConstructorInvocation(dev.skail.platform.jdbc.H2RowCapture.class.getConstructor()))
-            .accepts(hints);
         assertThat(RuntimeHintsPredicates.resource().forResource("dev/skail/web/monitor/index.html")).accepts(hints);
         assertThat(RuntimeHintsPredicates.resource().forResource("dev/skail/web/monitor/monitor.js")).accepts(hints);
     }

@@ -33,26 +33,6 @@ final class H2GroupSync {
 
     private final AtomicLong syncs = new AtomicLong();
 
-    /** What one sync does. */
-    private final Sync sync;
-
-    /** Syncs by {@code CHECKPOINT SYNC}: H2 writes what it has not written yet, and forces its file. */
-    H2GroupSync() {
-        this(H2GroupSync::sync);
-    }
-
-    /** @param sync what one sync does (the store's log forced, when H2's commits are in a log first) */
-    H2GroupSync(Sync sync) {
-        this.sync = sync;
-    }
-
-    /** One sync, on the connection of the thread that performs it. */
-    @FunctionalInterface
-    interface Sync {
-
-        void sync(Connection connection) throws SQLException;
-    }
-
     /**
      * Returns once what {@code connection} has committed so far is on the device, syncing on that connection when no
      * other thread is syncing already.
@@ -107,7 +87,7 @@ final class H2GroupSync {
             }
             boolean synced = false;
             try {
-                this.sync.sync(connection);
+                sync(connection);
                 this.syncs.incrementAndGet();
                 synced = true;
             }

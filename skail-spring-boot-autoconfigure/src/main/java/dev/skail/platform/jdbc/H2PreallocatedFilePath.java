@@ -57,29 +57,6 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
 
     private static final H2PreallocatedFilePath INSTANCE = new H2PreallocatedFilePath();
 
-    /** What must happen before H2 writes to a database file (the store's log forced), by the file's H2 name. */
-    private static final java.util.Map<String, WriteAhead> BEFORE_WRITES = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** What must be done before H2 writes to a database file. */
-    @FunctionalInterface
-    interface WriteAhead {
-
-        void beforeWrite() throws IOException;
-    }
-
-    /**
-     * Has {@code hook} run before every write of H2 to the file H2 names {@code fileName} (as in
-     * {@code skail:/dir/skail.mv.db}), or no longer when {@code hook} is {@code null}.
-     */
-    static void beforeWrites(String fileName, @Nullable WriteAhead hook) {
-        if (hook != null) {
-            BEFORE_WRITES.put(fileName, hook);
-        }
-        else {
-            BEFORE_WRITES.remove(fileName);
-        }
-    }
-
     /** For H2, which creates one per path. */
     public H2PreallocatedFilePath() {
     }
@@ -205,11 +182,6 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
 
         @Override
         public int write(ByteBuffer src, long position) throws IOException {
-            WriteAhead ahead = BEFORE_WRITES.get(this.name);
-            if (ahead != null) {
-                // what H2 writes holds commits: the log that holds them goes to the device first
-                ahead.beforeWrite();
-            }
             if (!this.owner) {
                 return this.base.write(src, position);
             }

@@ -65,10 +65,6 @@ public final class H2Urls {
         if (database.startsWith("tcp:") || database.startsWith("ssl:")) {
             return url;
         }
-        if (H2JdbcCustomization.usesLog(url)) {
-            // the store's log holds each commit before it is acknowledged, and the store sets H2's WRITE_DELAY
-            return url;
-        }
         return url + (url.endsWith(";") ? "" : ";") + WRITE_DELAY + "=0";
     }
 

@@ -122,29 +122,6 @@ abstract class JdbcCustomization {
     }
 
     /**
-     * The data source the store works with, made of the one it was given (the same, by default). Called once, before
-     * anything else.
-     */
-    DataSource dataSource(DataSource given) {
-        return given;
-    }
-
-    /** What to do before the schema is looked at, once the database answers: nothing by default. */
-    void recover(DataSource dataSource) throws SQLException {
-    }
-
-    /**
-     * Fails as a write would when the database could not take one now (its disk is full), in a probe's transaction
-     * on {@code connection}: nothing more by default (the probe's own write tells).
-     */
-    void probeWrite(Connection connection) throws SQLException {
-    }
-
-    /** What to do when the store closes, before its pool: nothing by default. */
-    void closing() {
-    }
-
-    /**
      * The due work, in turns between the three kinds (so that a backlog of new executions never starves wake-ups and
      * expired leases): one limited, index-ordered read per kind, ranked within its kind, then at most {@code limit}
      * taken rank by rank, the kind that goes first in a rank rotating from one claim to the next. Its parameters

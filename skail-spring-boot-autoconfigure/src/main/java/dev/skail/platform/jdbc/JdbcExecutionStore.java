@@ -127,24 +127,18 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      */
     public JdbcExecutionStore(DataSource dataSource, SqlDialect dialect, StoreRetry retry,
             @Nullable AutoCloseable owned, @Nullable String schema, boolean initializeSchema) {
+        this.dataSource = dataSource;
         this.dialect = dialect;
         this.retry = retry;
         this.owned = owned;
         this.schema = schema;
         this.initializeSchema = initializeSchema;
         this.customization = JdbcCustomization.of(dialect);
-        this.dataSource = this.customization.dataSource(dataSource);
-        this.groupCommit = (dialect == SqlDialect.H2) ? new GroupCommit(this.dataSource, this.customization, 64)
-                : null;
+        this.groupCommit = (dialect == SqlDialect.H2) ? new GroupCommit(dataSource, this.customization, 64) : null;
         retry.gate(() -> this.notReady);
     }
 
     /** The database this store writes to. */
-    /** The data source the store works with (on H2, the one whose commits go through the store's log). */
-    DataSource connections() {
-        return this.dataSource;
-    }
-
     public SqlDialect dialect() {
         return this.dialect;
     }
@@ -191,7 +185,6 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         for (AutoCloseable listener : this.listeners) {
             listener.close();
         }
-        this.customization.closing();
         if (this.owned != null) {
             this.owned.close();
         }
@@ -253,10 +246,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         boolean diskWasFull = this.retry.diskFull() != null;
         this.retry.once("answer a probe", () -> {
             if (diskWasFull) {
-                return inTransaction((connection) -> {
-                    this.customization.probeWrite(connection);
-                    return update(connection, "UPDATE skail_schema SET version = version");
-                });
+                return inTransaction((connection) -> update(connection, "UPDATE skail_schema SET version = version"));
             }
             try (Connection connection = this.dataSource.getConnection();
                     Statement statement = connection.createStatement()) {
@@ -303,9 +293,6 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     /** Migrates under the database's lock for it, then, once, what the store does when it starts. */
     private Void migrateAndStart() throws SQLException {
-        if (!this.started.get()) {
-            this.customization.recover(this.dataSource);
-        }
         this.customization.migrating(this.dataSource, this::migrate);
         if (this.started.compareAndSet(false, true)) {
             this.customization.started(this.dataSource);
