@@ -1,0 +1,93 @@
+package dev.skail.platform.jdbc;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The embedded store killed with {@code kill -9} while several threads write to it, again and again: each time H2's
+ * file opens consistent (every row reached through every index, rewritten whole), and every step acknowledged before
+ * the kill is there.
+ */
+class KilledStoreTests {
+
+    private static final String[] TABLES = { "skail_execution", "skail_step", "skail_tag", "skail_attempt" };
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void aStoreKilledWhileSeveralThreadsWriteOpensConsistentWithEveryAcknowledgedStep() throws Exception {
+        String url = H2Urls.PREALLOCATED_FILE + this.directory.resolve("skail") + ";FILE_LOCK=FS";
+        Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+        int[] killAfter = { 300, 900, 150 };
+        for (int round = 0; round < killAfter.length; round++) {
+            int before = acknowledged.size();
+            Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), H2StoreWriter.class.getName(), url,
+                    String.valueOf(round * 1_000_000), "4")
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader out = new BufferedReader(new InputStreamReader(writer.getInputStream()))) {
+                    String line;
+                    while ((line = out.readLine()) != null) {
+                        if (line.startsWith("pedido-")) {
+                            acknowledged.add(line.trim());
+                        }
+                    }
+                }
+                catch (IOException ex) {
+                    // killed
+                }
+            });
+            reader.start();
+            int target = before + killAfter[round];
+            try {
+                await().atMost(Duration.ofSeconds(90)).until(() -> acknowledged.size() >= target);
+            }
+            finally {
+                writer.destroyForcibly();
+                writer.waitFor(30, TimeUnit.SECONDS);
+                reader.join(10_000);
+            }
+
+            // H2's file as H2 opens it: each row rewritten through every index of its table
+            try (Connection connection = DriverManager.getConnection(H2Urls.durable(url))) {
+                connection.setAutoCommit(false);
+                try (Statement statement = connection.createStatement()) {
+                    for (String table : TABLES) {
+                        statement.executeUpdate("UPDATE " + table + " SET task_id = task_id");
+                    }
+                    statement.executeUpdate("UPDATE skail_execution SET updated_at = updated_at, status = status");
+                }
+                connection.rollback();
+            }
+            HikariDataSource dataSource = new HikariDataSource();
+            dataSource.setJdbcUrl(H2Urls.durable(url));
+            try (JdbcExecutionStore store = new JdbcExecutionStore(dataSource, SqlDialect.H2,
+                    new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), dataSource)) {
+                store.initialize();
+                for (String taskId : acknowledged) {
+                    assertThat(store.history(taskId)).as(taskId).hasValueSatisfying(
+                            (history) -> assertThat(history.steps()).hasSize(1));
+                }
+            }
+        }
+    }
+}
