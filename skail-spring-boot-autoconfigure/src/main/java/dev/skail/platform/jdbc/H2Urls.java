@@ -56,7 +56,9 @@ public final class H2Urls {
                 if (!isZero(value)) {
                     throw new IllegalArgumentException("skail.store.url sets WRITE_DELAY=" + value + ": H2 would "
                             + "acknowledge commits before writing them, and a crash would lose recorded steps (their "
-                            + "commands would run again). Remove WRITE_DELAY from skail.store.url, or set "
+                            + "commands would run again), and a process killed while H2 writes in the background can "
+                            + "leave its file inconsistent (docs/performance.md, session 8). Remove WRITE_DELAY from "
+                            + "skail.store.url, or set "
                             + "WRITE_DELAY=0");
                 }
                 return url;
