@@ -55,11 +55,10 @@ public final class H2Urls {
                 String value = (equals >= 0) ? parts[i].substring(equals + 1).trim() : "";
                 if (!isZero(value)) {
                     throw new IllegalArgumentException("skail.store.url sets WRITE_DELAY=" + value + ": H2 would "
-                            + "acknowledge commits before writing them, and a crash would lose recorded steps (their "
-                            + "commands would run again), and a process killed while H2 writes in the background can "
-                            + "leave its file inconsistent (docs/performance.md, session 8). Remove WRITE_DELAY from "
-                            + "skail.store.url, or set "
-                            + "WRITE_DELAY=0");
+                            + "acknowledge commits before writing them, so a crash would lose recorded steps (their "
+                            + "commands would run again); and a process killed while H2 writes in the background can "
+                            + "leave the database file inconsistent (docs/performance.md, session 8). Remove "
+                            + "WRITE_DELAY from skail.store.url, or set WRITE_DELAY=0");
                 }
                 return url;
             }

@@ -46,7 +46,8 @@ public final class H2StoreWriter {
             store.create(new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[" + document + "]",
                     ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null),
                     List.of(new Tag("cliente", "c-" + (i % 7)), new Tag("loja", "sp")));
-            // each thread claims its own orders only (a claim takes any due order): found by its owner name
+            // a claim takes any due order, another thread's or one a killed process left: each records the step of
+            // what it claimed (the same step again for one recorded before, which the store takes as a retry)
             Lease lease = store.claimDue("vendas", "v1", "writer-" + thread, 1, 1_000 + i, 600_000_000L, Set.of())
                 .stream()
                 .findFirst()

@@ -84,7 +84,7 @@ class H2UrlsTests {
             assertThat(context.getStartupFailure()).rootCause()
                 .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                 .hasMessageContaining("skail.store.url")
-                .hasMessageContaining("can leave its file inconsistent")
+                .hasMessageContaining("can leave the database file inconsistent")
                 .hasMessageContaining("WRITE_DELAY=0");
         });
     }

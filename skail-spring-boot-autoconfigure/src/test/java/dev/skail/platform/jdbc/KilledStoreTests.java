@@ -31,6 +31,17 @@ class KilledStoreTests {
     @TempDir
     Path directory;
 
+    /** The end of the writer's error output, for a failure's message. */
+    private static String tail(Path errors) {
+        try {
+            String text = java.nio.file.Files.readString(errors);
+            return text.substring(Math.max(0, text.length() - 2_000));
+        }
+        catch (IOException ex) {
+            return "(unreadable: " + ex.getMessage() + ")";
+        }
+    }
+
     @Test
     void aStoreKilledWhileSeveralThreadsWriteOpensConsistentWithEveryAcknowledgedStep() throws Exception {
         String url = H2Urls.PREALLOCATED_FILE + this.directory.resolve("skail") + ";FILE_LOCK=FS";
@@ -41,7 +52,7 @@ class KilledStoreTests {
             Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-cp", System.getProperty("java.class.path"), H2StoreWriter.class.getName(), url,
                     String.valueOf(round * 1_000_000), "4")
-                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(this.directory.resolve("writer-" + round + ".err").toFile())
                 .start();
             Thread reader = new Thread(() -> {
                 try (BufferedReader out = new BufferedReader(new InputStreamReader(writer.getInputStream()))) {
@@ -58,8 +69,15 @@ class KilledStoreTests {
             });
             reader.start();
             int target = before + killAfter[round];
+            Path errors = this.directory.resolve("writer-" + round + ".err");
             try {
-                await().atMost(Duration.ofSeconds(90)).until(() -> acknowledged.size() >= target);
+                await().atMost(Duration.ofSeconds(90))
+                    .failFast("the writer ended before it was killed", () -> !writer.isAlive())
+                    .until(() -> acknowledged.size() >= target);
+            }
+            catch (org.awaitility.core.ConditionTimeoutException | org.awaitility.core.TerminalFailureException ex) {
+                throw new AssertionError("round " + round + ": " + acknowledged.size() + " steps acknowledged, "
+                        + target + " awaited; the writer's errors: " + tail(errors), ex);
             }
             finally {
                 writer.destroyForcibly();
