@@ -8,7 +8,8 @@ import java.util.Locale;
  * the store's sync ({@code CHECKPOINT SYNC}, see {@code H2GroupSync}) does not wait for a write that writer has in
  * hand, so an acknowledged step could be lost with the power. {@code WRITE_DELAY=0} writes before the commit returns,
  * and the sync that follows covers it. H2 applies a URL's settings on every new connection, so the URL itself must
- * not ask for a delay.
+ * not ask for a delay. Writing in the background is also how H2 (2.4.240) left its file inconsistent after a
+ * {@code kill -9} (2 kills in 32 at its default delay, none at 0; docs/performance.md, session 8).
  */
 public final class H2Urls {
 
