@@ -21,6 +21,7 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 
 import dev.skail.ExecutionStatus;
+import dev.skail.SkailAttempt;
 import dev.skail.SkailQuery;
 import dev.skail.platform.AttemptRow;
 import dev.skail.platform.EventRow;
@@ -136,6 +137,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         this.customization = JdbcCustomization.of(dialect);
         this.groupCommit = (dialect == SqlDialect.H2) ? new GroupCommit(dataSource, this.customization, 64) : null;
         retry.gate(() -> this.notReady);
+    }
+
+    /** The store's data source, for its tests. */
+    DataSource dataSource() {
+        return this.dataSource;
     }
 
     /** The database this store writes to. */
@@ -543,8 +549,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 if (execution.isEmpty()) {
                     return Optional.<StoredHistory>empty();
                 }
-                return Optional.of(new StoredHistory(execution.get(), steps(connection, taskId),
-                        attempts(connection, taskId), events(connection, taskId)));
+                List<StepRow> steps = steps(connection, taskId);
+                return Optional.of(new StoredHistory(execution.get(), steps,
+                        withImpliedAttempts(steps, attempts(connection, taskId)), events(connection, taskId)));
             }
         });
     }
@@ -775,17 +782,17 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
-    public void recordStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil) {
+    public void recordStep(Lease lease, StepRow step, @Nullable AttemptRow given, long now, long leaseUntil) {
+        @Nullable AttemptRow attempt = impliedByStep(step, given) ? null : given;
         if (this.dialect == SqlDialect.POSTGRESQL && this.retry.run("record step " + step.position() + " of "
-                + lease.taskId(), () -> recordNewStep(lease, step, attempt, now, leaseUntil))) {
+                + lease.taskId(), () -> recordNewStep(lease, step, attempt, (attempt == null) ? given : null, now,
+                        leaseUntil))) {
             return;
         }
         this.retry.run("record step " + step.position() + " of " + lease.taskId(), () -> inGroup(connection -> {
             requireLease(connection, lease, now, leaseUntil);
             writeStep(connection, step);
-            if (attempt != null) {
-                insertAttempt(connection, attempt);
-            }
+            writeAttempt(connection, given, attempt);
             return null;
         }));
     }
@@ -798,20 +805,26 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * (a PENDING step to complete, or a retry of a step whose acknowledgement was lost): the general path decides
      * @throws LeaseLostException if the lease is no longer held
      */
-    private boolean recordNewStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil)
-            throws SQLException {
+    private boolean recordNewStep(Lease lease, StepRow step, @Nullable AttemptRow attempt,
+            @Nullable AttemptRow implied, long now, long leaseUntil) throws SQLException {
         StringBuilder sql = new StringBuilder("WITH fence AS (UPDATE skail_execution SET lease_until = ?, "
                 + "updated_at = CASE WHEN updated_at <= ? THEN ? ELSE updated_at END WHERE task_id = ? "
                 + "AND lease_token = ? AND status = 'RUNNING' RETURNING task_id), step AS (INSERT INTO skail_step ("
                 + STEP_COLUMNS + ") SELECT CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS VARCHAR), "
                 + "CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS VARCHAR), "
-                + "CAST(? AS INT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR) FROM fence "
-                + "ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
+                + "CAST(? AS INT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR) FROM fence"
+                // an implied attempt whose number is taken is not this step's to record: the general path refuses it
+                + ((implied != null) ? " WHERE NOT EXISTS (SELECT 1 FROM skail_attempt WHERE task_id = ? "
+                        + "AND position = ? AND function_attempt = ? AND number >= ?)" : "")
+                + " ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
         List<@Nullable Object> values = new ArrayList<>(List.of(leaseUntil, now - UPDATED_AT_GRANULARITY_MILLIS, now,
                 lease.taskId(), lease.token()));
         values.addAll(java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(),
                 step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
                 step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId()));
+        if (implied != null) {
+            values.addAll(List.of(implied.taskId(), implied.position(), implied.functionAttempt(), implied.number()));
+        }
         if (attempt != null) {
             sql.append(", attempt AS (INSERT INTO skail_attempt (").append(ATTEMPT_COLUMNS).append(") SELECT "
                     + "CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS INT), "
@@ -844,20 +857,19 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     /** The steps kept back and the step of this write, under one fence, in one transaction (one commit). */
     @Override
-    public void recordSteps(Lease lease, List<StepRow> steps, @Nullable AttemptRow attempt, long now,
+    public void recordSteps(Lease lease, List<StepRow> steps, @Nullable AttemptRow given, long now,
             long leaseUntil) {
         if (steps.size() == 1) {
-            recordStep(lease, steps.get(0), attempt, now, leaseUntil);
+            recordStep(lease, steps.get(0), given, now, leaseUntil);
             return;
         }
+        @Nullable AttemptRow attempt = impliedByStep(steps.get(steps.size() - 1), given) ? null : given;
         this.retry.run("record steps " + positions(steps) + " of " + lease.taskId(), () -> inGroup(connection -> {
             requireLease(connection, lease, now, leaseUntil);
             for (StepRow step : steps) {
                 writeStep(connection, step);
             }
-            if (attempt != null) {
-                insertAttempt(connection, attempt);
-            }
+            writeAttempt(connection, given, attempt);
             return null;
         }));
     }
@@ -1484,16 +1496,50 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         if (inserted) {
             return;
         }
-        AttemptRow existing = Objects.requireNonNull(findAttempt(connection, attempt));
+        refuseUnlike(Objects.requireNonNull(findAttempt(connection, attempt)), attempt);
+    }
+
+    /**
+     * The attempt of a step's write: inserted, or, when its step implies it ({@link #impliedByStep}), only checked: a
+     * stored attempt with its number or a later one means the runner counted attempts that are not the store's, and is
+     * refused as a row with that number would be (the same attempt as a row, written before, is success).
+     * @param given the attempt the runtime gave, if any
+     * @param row the attempt to write as a row: {@code given}, or {@code null} when the step implies it
+     */
+    private void writeAttempt(Connection connection, @Nullable AttemptRow given, @Nullable AttemptRow row)
+            throws SQLException {
+        if (row != null) {
+            insertAttempt(connection, row);
+            return;
+        }
+        if (given == null) {
+            return;
+        }
+        try (PreparedStatement ps = connection.prepareStatement("SELECT " + ATTEMPT_COLUMNS + " FROM skail_attempt "
+                + "WHERE task_id = ? AND position = ? AND function_attempt = ? AND number >= ? ORDER BY number")) {
+            bind(ps, given.taskId(), given.position(), given.functionAttempt(), given.number());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    refuseUnlike(attemptRow(rs), given);
+                }
+            }
+        }
+    }
+
+    /** Refuses {@code attempt} unless it is {@code existing}, the attempt stored with its number. */
+    private static void refuseUnlike(AttemptRow existing, AttemptRow attempt) {
         List<String> differences = new ArrayList<>();
         differs(differences, "name", existing.name(), attempt.name());
         differs(differences, "outcome", existing.outcome(), attempt.outcome());
         differs(differences, "error", existing.error(), attempt.error());
         differs(differences, "decision", existing.decision(), attempt.decision());
+        differs(differences, "number", existing.number(), attempt.number());
         if (!differences.isEmpty()) {
             throw new StoreStatementException("skail store refused to record attempt " + attempt.number()
                     + " of function attempt " + attempt.functionAttempt() + " at position " + attempt.position()
-                    + " of '" + attempt.taskId() + "': it is recorded already as " + existing.outcome() + "/"
+                    + " of '" + attempt.taskId() + "': "
+                    + ((existing.number() == attempt.number()) ? "it" : "attempt " + existing.number())
+                    + " is recorded already as " + existing.outcome() + "/"
                     + existing.decision() + ", not " + attempt.outcome() + "/" + attempt.decision() + " (they differ in "
                     + String.join(", ", differences) + ")");
         }
@@ -1591,6 +1637,62 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             }
             return attempts;
         }
+    }
+
+    /**
+     * Whether {@code attempt} is the successful attempt that its command step implies, and so is not written: the
+     * step's row holds all of it (its function attempt, its start and end; the outcome {@code SUCCEEDED}, decided
+     * {@code RECORDED}), and its number is one more than the attempts that failed before it in that function attempt,
+     * which are rows. Reading a history puts it back ({@link #withImpliedAttempts}). A command's step and its attempt
+     * are then one row written, not two: each costs its indexes, and on H2 its pages written at the commit.
+     */
+    static boolean impliedByStep(StepRow step, @Nullable AttemptRow attempt) {
+        return attempt != null && StepRow.COMMAND.equals(step.kind()) && StepRow.COMPLETED.equals(step.status())
+                && SkailAttempt.SUCCEEDED.equals(attempt.outcome()) && SkailAttempt.RECORDED.equals(attempt.decision())
+                && attempt.error() == null && attempt.backoffMillis() == null
+                && attempt.taskId().equals(step.taskId()) && attempt.position() == step.position()
+                && attempt.name().equals(step.name()) && attempt.functionAttempt() == step.functionAttempt()
+                && attempt.startedAt() == step.startedAt() && attempt.endedAt() == step.completedAt();
+    }
+
+    /**
+     * The stored attempts with the successful attempt of each completed command step put back where it is not a row
+     * ({@link #impliedByStep}), in the order of the rows: position, function attempt, number. A store written before
+     * has that attempt as a row, and nothing is added for it.
+     */
+    static List<AttemptRow> withImpliedAttempts(List<StepRow> steps, List<AttemptRow> stored) {
+        // by position and function attempt: the highest number stored, negative once one of them succeeded
+        Map<Long, Integer> numbers = new java.util.HashMap<>();
+        for (AttemptRow attempt : stored) {
+            numbers.merge(attemptKey(attempt.position(), attempt.functionAttempt()),
+                    SkailAttempt.SUCCEEDED.equals(attempt.outcome()) ? -1 : attempt.number(),
+                    (a, b) -> (a < 0 || b < 0) ? -1 : Math.max(a, b));
+        }
+        List<AttemptRow> attempts = null;
+        for (StepRow step : steps) {
+            if (!StepRow.COMMAND.equals(step.kind()) || !StepRow.COMPLETED.equals(step.status())) {
+                continue;
+            }
+            int before = numbers.getOrDefault(attemptKey(step.position(), step.functionAttempt()), 0);
+            if (before >= 0) {
+                if (attempts == null) {
+                    attempts = new ArrayList<>(stored);
+                }
+                attempts.add(new AttemptRow(step.taskId(), step.position(), step.name(), step.functionAttempt(),
+                        before + 1, step.startedAt(), step.completedAt(), SkailAttempt.SUCCEEDED, null,
+                        SkailAttempt.RECORDED, null));
+            }
+        }
+        if (attempts == null) {
+            return stored;
+        }
+        attempts.sort(java.util.Comparator.comparingInt(AttemptRow::position)
+                .thenComparingInt(AttemptRow::functionAttempt).thenComparingInt(AttemptRow::number));
+        return attempts;
+    }
+
+    private static long attemptKey(int position, int functionAttempt) {
+        return ((long) position << 32) | (functionAttempt & 0xFFFFFFFFL);
     }
 
     private static StepRow stepRow(ResultSet rs) throws SQLException {

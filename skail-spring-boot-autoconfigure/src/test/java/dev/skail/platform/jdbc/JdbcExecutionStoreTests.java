@@ -179,6 +179,72 @@ class JdbcExecutionStoreTests {
         assertThat(this.store.find("t-1").orElseThrow().updatedAt()).isEqualTo(9_100);
     }
 
+    @Test
+    void aCommandsSuccessfulAttemptIsKeptInItsStepsRowAndComesBackAsTheAttemptRecorded() throws Exception {
+        this.store.create(execution("t-1", 0));
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000, java.util.Set.of()).get(0);
+        // position 0 succeeds at once; position 2 fails once (retried), then succeeds, written with the step kept
+        // back before it; position 3 failed for good in function attempt 1 and succeeds in function attempt 2
+        AttemptRow first = attempt("t-1", 0);
+        this.store.recordStep(lease, step("t-1", 0), first, 160, 30_000);
+        AttemptRow failed = new AttemptRow("t-1", 2, "cobrarCartao", 1, 1, 170, 180, "FAILED",
+                "{\"type\":\"org.springframework.web.client.HttpServerErrorException$ServiceUnavailable\"}", "RETRY",
+                1_000L);
+        this.store.recordAttempt(lease, failed, 180, 30_000);
+        StepRow charged = new StepRow("t-1", 2, StepRow.COMMAND, "cobrarCartao", "[{\"valor\":1234.50}]",
+                StepRow.COMPLETED, "{\"cobrado\":\"2026-12-02T09:15:30.250-03:00\"}", null, "t-1-2", 1, 1_200, 1_250,
+                null);
+        AttemptRow retried = new AttemptRow("t-1", 2, "cobrarCartao", 1, 2, 1_200, 1_250, "SUCCEEDED", null,
+                "RECORDED", null);
+        this.store.recordSteps(lease, List.of(new StepRow("t-1", 1, StepRow.NOW, "now", "[]", StepRow.COMPLETED,
+                "1200", null, "t-1-1", 1, 1_200, 1_200, null), charged), retried, 1_250, 30_000);
+        AttemptRow gaveUp = new AttemptRow("t-1", 3, "emitirNota", 1, 1, 1_300, 1_310, "FAILED", "{}", "GIVE_UP", null);
+        this.store.recordAttempt(lease, gaveUp, 1_310, 30_000);
+        AttemptRow again = new AttemptRow("t-1", 3, "emitirNota", 2, 1, 2_000, 2_040, "SUCCEEDED", null, "RECORDED",
+                null);
+        this.store.recordStep(lease, new StepRow("t-1", 3, StepRow.COMMAND, "emitirNota", "[]", StepRow.COMPLETED,
+                "\"NF-1\"", null, "t-1-3", 2, 2_000, 2_040, null), again, 2_040, 30_000);
+
+        // the failures are rows; each success is its step's row, and comes back as the attempt it was
+        assertThat(rows("skail_attempt")).isEqualTo(2);
+        assertThat(this.store.history("t-1").orElseThrow().attempts()).containsExactly(first, failed, retried, gaveUp,
+                again);
+    }
+
+    @Test
+    void aSuccessfulAttemptStoredAsARowComesBackOnceOneUnlikeItsStepIsARowAndOneMisnumberedIsRefused() throws Exception {
+        this.store.create(execution("t-1", 0));
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000, java.util.Set.of()).get(0);
+        // a store written before successes were kept in their steps' rows has the attempt as a row
+        this.store.recordAttempt(lease, attempt("t-1", 0), 160, 30_000);
+        this.store.recordStep(lease, step("t-1", 0), attempt("t-1", 0), 160, 30_000);
+        // an attempt that is not what its step says (here: it started before the step's start) is written as given
+        AttemptRow earlier = new AttemptRow("t-1", 1, "reservarEstoque", 1, 1, 140, 160, "SUCCEEDED", null,
+                "RECORDED", null);
+        this.store.recordStep(lease, step("t-1", 1), earlier, 160, 30_000);
+        // a success numbered as if an attempt stored before it had not been made is refused, step and all
+        AttemptRow failed = new AttemptRow("t-1", 2, "reservarEstoque", 1, 1, 140, 150, "FAILED", "{}", "RETRY", 10L);
+        this.store.recordAttempt(lease, failed, 150, 30_000);
+        assertThatExceptionOfType(StoreStatementException.class)
+            .isThrownBy(() -> this.store.recordStep(lease, step("t-1", 2), attempt("t-1", 2), 160, 30_000))
+            .withMessageContaining("refused to record attempt 1 of function attempt 1 at position 2 of 't-1': it is "
+                    + "recorded already as FAILED/RETRY");
+
+        assertThat(rows("skail_attempt")).isEqualTo(3);
+        assertThat(this.store.history("t-1").orElseThrow().steps()).extracting(StepRow::position).containsExactly(0, 1);
+        assertThat(this.store.history("t-1").orElseThrow().attempts()).containsExactly(attempt("t-1", 0), earlier,
+                failed);
+    }
+
+    private long rows(String table) throws java.sql.SQLException {
+        try (java.sql.Connection connection = this.store.dataSource().getConnection();
+                java.sql.Statement statement = connection.createStatement();
+                java.sql.ResultSet rs = statement.executeQuery("SELECT COUNT(*) FROM " + table)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     private static ExecutionRow execution(String taskId, long createdAt) {
         return new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[\"x\"]", ExecutionStatus.PENDING, null,
                 null, 1, 0, createdAt, createdAt, createdAt, null);
