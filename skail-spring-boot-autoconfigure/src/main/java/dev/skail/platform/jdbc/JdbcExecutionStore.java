@@ -782,17 +782,15 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
-    public void recordStep(Lease lease, StepRow step, @Nullable AttemptRow given, long now, long leaseUntil) {
-        @Nullable AttemptRow attempt = impliedByStep(step, given) ? null : given;
+    public void recordStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil) {
         if (this.dialect == SqlDialect.POSTGRESQL && this.retry.run("record step " + step.position() + " of "
-                + lease.taskId(), () -> recordNewStep(lease, step, attempt, (attempt == null) ? given : null, now,
-                        leaseUntil))) {
+                + lease.taskId(), () -> recordNewStep(lease, step, attempt, now, leaseUntil))) {
             return;
         }
         this.retry.run("record step " + step.position() + " of " + lease.taskId(), () -> inGroup(connection -> {
             requireLease(connection, lease, now, leaseUntil);
             writeStep(connection, step);
-            writeAttempt(connection, given, attempt);
+            writeAttempt(connection, step, attempt);
             return null;
         }));
     }
@@ -805,8 +803,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * (a PENDING step to complete, or a retry of a step whose acknowledgement was lost): the general path decides
      * @throws LeaseLostException if the lease is no longer held
      */
-    private boolean recordNewStep(Lease lease, StepRow step, @Nullable AttemptRow attempt,
-            @Nullable AttemptRow implied, long now, long leaseUntil) throws SQLException {
+    private boolean recordNewStep(Lease lease, StepRow step, @Nullable AttemptRow given, long now, long leaseUntil)
+            throws SQLException {
+        boolean implied = impliedByStep(step, given);
+        @Nullable AttemptRow attempt = implied ? null : given;
         StringBuilder sql = new StringBuilder("WITH fence AS (UPDATE skail_execution SET lease_until = ?, "
                 + "updated_at = CASE WHEN updated_at <= ? THEN ? ELSE updated_at END WHERE task_id = ? "
                 + "AND lease_token = ? AND status = 'RUNNING' RETURNING task_id), step AS (INSERT INTO skail_step ("
@@ -814,7 +814,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 + "CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS VARCHAR), "
                 + "CAST(? AS INT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR) FROM fence"
                 // an implied attempt whose number is taken is not this step's to record: the general path refuses it
-                + ((implied != null) ? " WHERE NOT EXISTS (SELECT 1 FROM skail_attempt WHERE task_id = ? "
+                + (implied ? " WHERE NOT EXISTS (SELECT 1 FROM skail_attempt WHERE task_id = ? "
                         + "AND position = ? AND function_attempt = ? AND number >= ?)" : "")
                 + " ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
         List<@Nullable Object> values = new ArrayList<>(List.of(leaseUntil, now - UPDATED_AT_GRANULARITY_MILLIS, now,
@@ -822,8 +822,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         values.addAll(java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(),
                 step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
                 step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId()));
-        if (implied != null) {
-            values.addAll(List.of(implied.taskId(), implied.position(), implied.functionAttempt(), implied.number()));
+        if (implied) {
+            values.addAll(List.of(step.taskId(), step.position(), step.functionAttempt(),
+                    Objects.requireNonNull(given).number()));
         }
         if (attempt != null) {
             sql.append(", attempt AS (INSERT INTO skail_attempt (").append(ATTEMPT_COLUMNS).append(") SELECT "
@@ -857,19 +858,18 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     /** The steps kept back and the step of this write, under one fence, in one transaction (one commit). */
     @Override
-    public void recordSteps(Lease lease, List<StepRow> steps, @Nullable AttemptRow given, long now,
+    public void recordSteps(Lease lease, List<StepRow> steps, @Nullable AttemptRow attempt, long now,
             long leaseUntil) {
         if (steps.size() == 1) {
-            recordStep(lease, steps.get(0), given, now, leaseUntil);
+            recordStep(lease, steps.get(0), attempt, now, leaseUntil);
             return;
         }
-        @Nullable AttemptRow attempt = impliedByStep(steps.get(steps.size() - 1), given) ? null : given;
         this.retry.run("record steps " + positions(steps) + " of " + lease.taskId(), () -> inGroup(connection -> {
             requireLease(connection, lease, now, leaseUntil);
             for (StepRow step : steps) {
                 writeStep(connection, step);
             }
-            writeAttempt(connection, given, attempt);
+            writeAttempt(connection, steps.get(steps.size() - 1), attempt);
             return null;
         }));
     }
@@ -1500,19 +1500,17 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     /**
-     * The attempt of a step's write: inserted, or, when its step implies it ({@link #impliedByStep}), only checked: a
-     * stored attempt with its number or a later one means the runner counted attempts that are not the store's, and is
-     * refused as a row with that number would be (the same attempt as a row, written before, is success).
-     * @param given the attempt the runtime gave, if any
-     * @param row the attempt to write as a row: {@code given}, or {@code null} when the step implies it
+     * The attempt of a step's write, if any: inserted, or, when the step implies it ({@link #impliedByStep}), only
+     * checked: a stored attempt with its number or a later one means the runner counted attempts that are not the
+     * store's, and is refused as a row with that number would be (the same attempt as a row, written before, is
+     * success).
      */
-    private void writeAttempt(Connection connection, @Nullable AttemptRow given, @Nullable AttemptRow row)
-            throws SQLException {
-        if (row != null) {
-            insertAttempt(connection, row);
+    private void writeAttempt(Connection connection, StepRow step, @Nullable AttemptRow given) throws SQLException {
+        if (given == null) {
             return;
         }
-        if (given == null) {
+        if (!impliedByStep(step, given)) {
+            insertAttempt(connection, given);
             return;
         }
         try (PreparedStatement ps = connection.prepareStatement("SELECT " + ATTEMPT_COLUMNS + " FROM skail_attempt "
