@@ -41,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * times out; the retry looks the charge up by its externalReference and uses it: exactly one charge is created.
  */
 @SkailTest(properties = { "skail.retry.backoff.initial=0ms", "skail.retry.backoff.max=0ms",
-        "sample.prazo-confirmacao=0s", "sample.gateway-timeout=300ms", "sample.latency=0ms" })
+        "sample.prazo-confirmacao=0s", "sample.gateway-timeout=1s", "sample.latency=0ms" })
 class PagamentoIdempotenteTests {
 
     static final WireMockServer gateway = new WireMockServer(options().dynamicPort());
@@ -74,9 +74,10 @@ class PagamentoIdempotenteTests {
 
     @Test
     void chargeCreatedButTimedOutIsFoundByItsExternalReferenceAndNotCreatedAgain() {
-        // the gateway creates the charge, but answers after the client gave up (timeout at 300 ms)
+        // the gateway creates the charge, but answers after the client gave up (timeout at 1 s, so that the lookup that
+        // follows, the first response WireMock templates, fits in it on a loaded machine)
         gateway.stubFor(post(urlEqualTo("/charges")).inScenario("charge").whenScenarioStateIs(Scenario.STARTED)
-            .willReturn(aResponse().withStatus(201).withFixedDelay(1500)
+            .willReturn(aResponse().withStatus(201).withFixedDelay(3000)
                 .withHeader("Content-Type", "application/json")
                 .withBody("{\"id\":\"ch_1\",\"externalReference\":\"{{jsonPath request.body '$.externalReference'}}\","
                         + "\"status\":\"APPROVED\"}")
