@@ -278,9 +278,10 @@ public class SkailRuntime {
                     created = this.store.createClaimed(row, tags, candidate, leaseUntil());
                 }
                 catch (RuntimeException ex) {
-                    // its commit may have happened (a deadline, a sync that failed): give the lease back rather than
-                    // leave the execution to wait for it to expire (the release is fenced by the lease's token)
-                    releaseQuietly(candidate);
+                    // its commit may have happened (a deadline, a sync that failed): the lease is given back rather
+                    // than left to expire, on the worker's lease thread, so that the caller is answered at once
+                    // (not after a second wait for a store that has just failed it)
+                    worker.releaseSoon(candidate);
                     throw ex;
                 }
                 existing = created.existing();
@@ -365,24 +366,6 @@ public class SkailRuntime {
     void deliver(Lease lease) {
         new DeliveryRunner(this).deliver(lease);
     }
-
-    private void releaseQuietly(Lease lease) {
-        // not under the deadline of the request that failed (it may have passed): a short one of its own
-        StoreDeadline.without(() -> {
-            try {
-                StoreDeadline.within(RELEASE_TIMEOUT, () -> {
-                    this.store.release(lease, this.clock.millis());
-                    return null;
-                });
-            }
-            catch (RuntimeException ex) {
-                // the lease expires on its own
-            }
-        });
-    }
-
-    /** How long giving back the lease of a claimed create that failed may take. */
-    private static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(2);
 
     /** Runs an execution this process has just created claimed, whose history is known: no step yet. */
     void deliver(Lease lease, StoredHistory known) {

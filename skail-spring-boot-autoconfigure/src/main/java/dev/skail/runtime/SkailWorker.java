@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -19,6 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
+import dev.skail.platform.StoreDeadline;
+import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -66,6 +69,17 @@ public class SkailWorker implements SmartLifecycle {
     private volatile @Nullable AutoCloseable dueListener;
 
     private volatile @Nullable Throwable lastPollFailure;
+
+    /** Leases to give back on the lease thread ({@link #releaseSoon}), at most {@link #MAX_PENDING_RELEASES}. */
+    private final Set<Lease> toRelease = ConcurrentHashMap.newKeySet();
+
+    private final AtomicBoolean releasePending = new AtomicBoolean();
+
+    /** How many leases {@link #releaseSoon} keeps to give back; past that, they expire on their own. */
+    static final int MAX_PENDING_RELEASES = 1024;
+
+    /** How long the lease thread tries to give back the leases {@link #releaseSoon} was handed, at a time. */
+    static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(2);
 
     public SkailWorker(SkailRuntime runtime, ExecutionStore store, Clock clock, int concurrency, Duration pollInterval,
             Duration shutdownTimeout) {
@@ -216,6 +230,58 @@ public class SkailWorker implements SmartLifecycle {
         }
     }
 
+    /**
+     * Gives back, soon and on the lease thread, a lease whose execution may exist although its creation failed (a
+     * trigger that created it claimed and was not told the commit held: a deadline, a sync that failed). The trigger
+     * answers its caller at once rather than wait for a store that has just failed it once more; a lease that cannot be
+     * given back in {@link #RELEASE_TIMEOUT} (the store is away) expires on its own. The release is fenced by the
+     * lease's token: an execution that was never created, or that someone else holds, is left alone.
+     */
+    void releaseSoon(Lease lease) {
+        ScheduledExecutorService renewer = this.heartbeat;
+        if (renewer == null || this.toRelease.size() >= MAX_PENDING_RELEASES) {
+            return;
+        }
+        this.toRelease.add(lease);
+        if (this.releasePending.compareAndSet(false, true)) {
+            try {
+                renewer.execute(this::releasePending);
+            }
+            catch (RejectedExecutionException ex) {
+                // stopping: the leases expire on their own
+                this.releasePending.set(false);
+                this.toRelease.clear();
+            }
+        }
+    }
+
+    private void releasePending() {
+        this.releasePending.set(false);
+        boolean released = StoreDeadline.within(RELEASE_TIMEOUT, () -> {
+            boolean any = false;
+            for (Lease lease : List.copyOf(this.toRelease)) {
+                this.toRelease.remove(lease);
+                try {
+                    this.store.release(lease, this.clock.millis());
+                    any = true;
+                }
+                catch (StoreUnavailableException ex) {
+                    // the store is away: the others would wait for it as well, and all of them expire on their own
+                    this.toRelease.clear();
+                    break;
+                }
+                catch (RuntimeException ex) {
+                    logger.debug("skail could not give back the lease on '" + lease.taskId() + "'", ex);
+                }
+            }
+            return any;
+        });
+        if (released) {
+            // an execution whose commit held is due now: run it here rather than at the next poll
+            nudge();
+        }
+    }
+
     private void releaseQuietly(Lease lease) {
         try {
             this.store.release(lease, this.clock.millis());
@@ -308,7 +374,10 @@ public class SkailWorker implements SmartLifecycle {
         if (renewer != null) {
             renewer.shutdownNow();
         }
-        for (Lease lease : this.running.values()) {
+        List<Lease> held = new ArrayList<>(this.running.values());
+        held.addAll(this.toRelease);
+        this.toRelease.clear();
+        for (Lease lease : held) {
             try {
                 this.store.release(lease, this.clock.millis());
             }
