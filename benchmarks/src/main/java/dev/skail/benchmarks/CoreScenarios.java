@@ -10,9 +10,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.skail.ExecutionStatus;
+import dev.skail.SkailAttempt;
 import dev.skail.SkailClient;
 import dev.skail.SkailHandle;
 import dev.skail.autoconfigure.SkailProperties;
+import dev.skail.platform.AttemptRow;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.Lease;
+import dev.skail.platform.StepRow;
+import dev.skail.runtime.RuntimeSettings;
+import dev.skail.runtime.SkailRuntime;
 import dev.skail.platform.jdbc.JdbcExecutionStore;
 
 import org.springframework.context.ConfigurableApplicationContext;
@@ -53,10 +62,17 @@ public final class CoreScenarios {
 
     private final StoreCounters counters;
 
-    private CoreScenarios(Settings settings, SkailClient client, StoreCounters counters) {
+    private final ExecutionStore store;
+
+    private final RuntimeSettings runtime;
+
+    private CoreScenarios(Settings settings, SkailClient client, StoreCounters counters, ExecutionStore store,
+            RuntimeSettings runtime) {
         this.settings = settings;
         this.client = client;
         this.counters = counters;
+        this.store = store;
+        this.runtime = runtime;
     }
 
     public static void main(String[] args) throws Exception {
@@ -72,7 +88,8 @@ public final class CoreScenarios {
             System.out.println(STORE_NOTE + counters.describe());
             Results.print("store", store);
             Map<String, Long> atStart = counters.read();
-            new CoreScenarios(settings, context.getBean(SkailClient.class), counters).run();
+            new CoreScenarios(settings, context.getBean(SkailClient.class), counters,
+                    context.getBean(ExecutionStore.class), context.getBean(SkailRuntime.class).settings()).run();
             Results.print("whole", StoreCounters.delta(atStart, counters.read()));
         }
         System.exit(0);
@@ -92,6 +109,7 @@ public final class CoreScenarios {
             for (int n : this.settings.growth()) {
                 growth(n, n == this.settings.growth()[this.settings.growth().length - 1]);
             }
+            storeAlone(this.settings.growth()[this.settings.growth().length - 1]);
         }
         if (this.settings.runs("E")) {
             firstCommand();
@@ -181,6 +199,47 @@ public final class CoreScenarios {
             figures.put("all_commits_per_step", (double) (this.counters.settledCommits() - commitsBefore) / steps);
         }
         Results.print("C" + steps, figures);
+    }
+
+    /**
+     * C's largest function again, its rows written straight to the store (the bean the runtime writes through): the
+     * execution created claimed, each step with its attempt as the runtime records a command that returned, then its
+     * end. No function runs: no interception, no JSON, no replay, no hand-off between threads. What C's step costs
+     * beyond this is the runtime's.
+     */
+    private void storeAlone(int steps) {
+        String id = "c-store-" + steps;
+        long leaseMillis = this.runtime.leaseDuration().toMillis();
+        Lease lease = new Lease(id, this.runtime.instanceId(), java.util.UUID.randomUUID().toString());
+        Map<String, Long> before = this.counters.read();
+        long start = System.nanoTime();
+        long now = System.currentTimeMillis();
+        ExecutionRow execution = new ExecutionRow(id, this.runtime.workload(), this.runtime.version(), "steps",
+                "[" + steps + ",1]", ExecutionStatus.PENDING, null, null, 1, 0, now, now, now, null);
+        if (!this.store.createClaimed(execution, List.of(), lease, now + leaseMillis).claimed()) {
+            throw new IllegalStateException(id + " exists already");
+        }
+        for (int i = 0; i < steps; i++) {
+            long at = System.currentTimeMillis();
+            // the rows the runtime writes for inc(i + 1): its arguments, its result, its idempotency key
+            String key = java.util.UUID.nameUUIDFromBytes(("skail:" + id + ":" + i)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString();
+            StepRow step = new StepRow(id, i, StepRow.COMMAND, "inc", "[" + (i + 1) + "]", StepRow.COMPLETED,
+                    String.valueOf(i + 2), null, key, 1, at, at, null);
+            AttemptRow attempt = new AttemptRow(id, i, "inc", 1, 1, at, at, SkailAttempt.SUCCEEDED, null,
+                    SkailAttempt.RECORDED, null);
+            this.store.recordStep(lease, step, attempt, at, at + leaseMillis);
+        }
+        this.store.complete(lease, String.valueOf(steps + 1), System.currentTimeMillis());
+        long nanos = System.nanoTime() - start;
+        Map<String, Long> delta = StoreCounters.delta(before, this.counters.read());
+        Map<String, Object> figures = new LinkedHashMap<>();
+        figures.put("steps", steps);
+        figures.put("total_ms", nanos / 1e6);
+        figures.put("us_per_step", nanos / 1e3 / steps);
+        figures.putAll(StoreCounters.perStep(delta, steps));
+        figures.put("recorded_steps", this.client.history(id).steps().size());
+        Results.print("Cstore", figures);
     }
 
     /**

@@ -118,6 +118,15 @@ final class Report {
         }
         String smallest = "C" + sizes.get(0);
         String largest = "C" + sizes.get(sizes.size() - 1);
+        if (has("Cstore.us_per_step") && has(largest + ".us_per_step")) {
+            double alone = num("Cstore.us_per_step");
+            double whole = num(largest + ".us_per_step");
+            row("C", String.format(Locale.ROOT, "the same %,d steps written to the store alone (its rows as the runtime "
+                    + "writes them, no function run): per step", (long) num("Cstore.steps")),
+                    String.format(Locale.ROOT, "%.0f µs%s; the runtime adds %.0f µs (%.0f %% of C's step)", alone,
+                            perStep("Cstore"), whole - alone, 100 * (whole - alone) / whole),
+                    "", "");
+        }
         if (sizes.size() > 1) {
             double ratio = num(largest + ".us_per_step") / num(smallest + ".us_per_step");
             row("C", String.format(Locale.ROOT, "linearity: per step at %,d / at %,d", sizes.get(sizes.size() - 1),
