@@ -280,7 +280,10 @@ public interface ExecutionStore {
         return List.of();
     }
 
-    /** Gives the execution back without changing it, e.g. at shutdown. */
+    /**
+     * Gives the execution back without changing it, e.g. at shutdown: due again now. Fenced by the lease: an
+     * execution that does not exist, has ended, or is held under another lease is left as it is.
+     */
     void release(Lease lease, long now);
 
     /** Counts of this workload version's executions by status, plus {@code READY}: PENDING and due now. */

@@ -32,7 +32,8 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Finds due executions and runs them, on threads of its own: a poller claims what is due (no
  * {@code @EnableScheduling} needed), a pool of {@code concurrency} threads runs deliveries, and a heartbeat
- * renews the leases of the executions running. Each execution is run by one thread at a time (S14): the lease is
+ * renews the leases of the executions running (the poller also gives back the leases of triggers that failed, see
+ * {@link #releaseSoon}). Each execution is run by one thread at a time (S14): the lease is
  * the guard across instances and this worker never runs an execution it is already running. Stopping stops the
  * poller, lets running deliveries finish up to a timeout, and gives back the leases it still holds.
  */
@@ -70,7 +71,7 @@ public class SkailWorker implements SmartLifecycle {
 
     private volatile @Nullable Throwable lastPollFailure;
 
-    /** Leases to give back on the lease thread ({@link #releaseSoon}), at most {@link #MAX_PENDING_RELEASES}. */
+    /** Leases to give back on the poller's thread ({@link #releaseSoon}), at most {@link #MAX_PENDING_RELEASES}. */
     private final Set<Lease> toRelease = ConcurrentHashMap.newKeySet();
 
     private final AtomicBoolean releasePending = new AtomicBoolean();
@@ -78,7 +79,10 @@ public class SkailWorker implements SmartLifecycle {
     /** How many leases {@link #releaseSoon} keeps to give back; past that, they expire on their own. */
     static final int MAX_PENDING_RELEASES = 1024;
 
-    /** How long the lease thread tries to give back the leases {@link #releaseSoon} was handed, at a time. */
+    /**
+     * How long the poller may spend giving back the leases {@link #releaseSoon} was handed, in one go; those it could
+     * not give back in that time expire on their own.
+     */
     static final Duration RELEASE_TIMEOUT = Duration.ofSeconds(2);
 
     public SkailWorker(SkailRuntime runtime, ExecutionStore store, Clock clock, int concurrency, Duration pollInterval,
@@ -106,6 +110,9 @@ public class SkailWorker implements SmartLifecycle {
         this.executor = pool;
         this.scheduler = poller;
         this.heartbeat = renewer;
+        // a poll or a release queued when the worker last stopped was thrown away with its thread: none is pending
+        this.pollPending.set(false);
+        this.releasePending.set(false);
         this.runtime.stopping(false);
         this.runtime.onNewWork(this::nudge);
         this.runtime.onLocalStart(this);
@@ -231,26 +238,28 @@ public class SkailWorker implements SmartLifecycle {
     }
 
     /**
-     * Gives back, soon and on the lease thread, a lease whose execution may exist although its creation failed (a
+     * Gives back, soon and on the poller's thread, a lease whose execution may exist although its creation failed (a
      * trigger that created it claimed and was not told the commit held: a deadline, a sync that failed). The trigger
      * answers its caller at once rather than wait for a store that has just failed it once more; a lease that cannot be
-     * given back in {@link #RELEASE_TIMEOUT} (the store is away) expires on its own. The release is fenced by the
-     * lease's token: an execution that was never created, or that someone else holds, is left alone.
+     * given back within {@link #RELEASE_TIMEOUT} (the store is away, or slow) expires on its own. Not on the lease
+     * thread: a release waiting on the store must not delay a renewal. The release is fenced by the lease's token
+     * (see {@link ExecutionStore#release}): an execution that was never created, or that someone else holds, is left
+     * alone.
      */
     void releaseSoon(Lease lease) {
-        ScheduledExecutorService renewer = this.heartbeat;
-        if (renewer == null || this.toRelease.size() >= MAX_PENDING_RELEASES) {
+        ScheduledExecutorService poller = this.scheduler;
+        if (poller == null || !this.started || this.toRelease.size() >= MAX_PENDING_RELEASES) {
+            logger.info("skail could not give back the lease on '" + lease.taskId() + "' now; it expires on its own");
             return;
         }
         this.toRelease.add(lease);
         if (this.releasePending.compareAndSet(false, true)) {
             try {
-                renewer.execute(this::releasePending);
+                poller.execute(this::releasePending);
             }
             catch (RejectedExecutionException ex) {
-                // stopping: the leases expire on their own
+                // stopping: stop() gives back what is queued
                 this.releasePending.set(false);
-                this.toRelease.clear();
             }
         }
     }
@@ -266,8 +275,13 @@ public class SkailWorker implements SmartLifecycle {
                     any = true;
                 }
                 catch (StoreUnavailableException ex) {
-                    // the store is away: the others would wait for it as well, and all of them expire on their own
+                    // the store is away, or this go's time is spent: the others would wait as well; they expire on
+                    // their own
+                    int dropped = this.toRelease.size();
                     this.toRelease.clear();
+                    logger.info("skail could not give back the lease on '" + lease.taskId() + "'"
+                            + ((dropped > 0) ? " and " + dropped + " other(s)" : "") + " (" + ex.getMessage()
+                            + "); they expire on their own");
                     break;
                 }
                 catch (RuntimeException ex) {
@@ -277,7 +291,7 @@ public class SkailWorker implements SmartLifecycle {
             return any;
         });
         if (released) {
-            // an execution whose commit held is due now: run it here rather than at the next poll
+            // an execution whose commit held (if any did) is due now: run it here rather than at the next poll
             nudge();
         }
     }
