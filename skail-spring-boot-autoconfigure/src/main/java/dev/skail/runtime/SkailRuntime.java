@@ -279,7 +279,7 @@ public class SkailRuntime {
                 }
                 catch (RuntimeException ex) {
                     // its commit may have happened (a deadline, a sync that failed): the lease is given back rather
-                    // than left to expire, on the worker's lease thread, so that the caller is answered at once
+                    // than left to expire, on the worker's poller thread, so that the caller is answered at once
                     // (not after a second wait for a store that has just failed it)
                     worker.releaseSoon(candidate);
                     throw ex;
