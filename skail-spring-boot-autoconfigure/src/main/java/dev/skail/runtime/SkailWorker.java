@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -58,6 +59,23 @@ public class SkailWorker implements SmartLifecycle {
     private final AtomicInteger busy = new AtomicInteger();
 
     private final AtomicBoolean pollPending = new AtomicBoolean();
+
+    /** Open while a poll holds the free slots for its claim; {@link #reserve} may wait for it. */
+    private volatile CountDownLatch claiming = new CountDownLatch(0);
+
+    /**
+     * Whether the last claim found less due work than it had slots for: no work is waiting in the store, and a trigger
+     * during the next claim is worth a wait (see {@link #reserve}). Under a backlog, claims fill their slots, and a
+     * trigger that finds none free leaves its execution to its turn at once.
+     */
+    private volatile boolean drained = true;
+
+    /**
+     * How long a trigger that finds every slot taken by a poll's claim waits for the claim to end: a claim on an idle
+     * runtime finds nothing and gives its slots back within a millisecond or two, and the trigger then runs its
+     * execution at once; when the claim fills the slots (work was waiting), the trigger's execution waits its turn.
+     */
+    private volatile Duration claimWait = Duration.ofMillis(50);
 
     private volatile @Nullable ThreadPoolExecutor executor;
 
@@ -148,10 +166,16 @@ public class SkailWorker implements SmartLifecycle {
         if (!this.started) {
             return;
         }
+        if (this.busy.get() >= this.concurrency) {
+            return;
+        }
         // the free slots are taken before the claim, so that triggers handing executions over meanwhile never make
-        // this worker run more than its concurrency
+        // this worker run more than its concurrency; such a trigger may wait for the claim to end (reserve)
+        CountDownLatch claim = new CountDownLatch(1);
+        this.claiming = claim;
         int free = takeFreeSlots();
         if (free <= 0) {
+            claim.countDown();
             return;
         }
         int started = 0;
@@ -160,6 +184,7 @@ public class SkailWorker implements SmartLifecycle {
             List<Lease> leases = this.store.claimDue(this.runtime.settings().workload(),
                     this.runtime.settings().version(), this.runtime.settings().instanceId(), free, now,
                     this.runtime.leaseUntil(), Set.copyOf(this.running.keySet()));
+            this.drained = leases.size() < free;
             for (Lease lease : leases) {
                 started++;
                 startReserved(lease, null);
@@ -174,6 +199,7 @@ public class SkailWorker implements SmartLifecycle {
         }
         finally {
             this.busy.addAndGet(-(free - started));
+            claim.countDown();
         }
     }
 
@@ -193,10 +219,34 @@ public class SkailWorker implements SmartLifecycle {
 
     /**
      * Takes a free slot for an execution a trigger of this process is about to create claimed: then the trigger hands
-     * it over with {@link #startReserved}, or gives the slot back with {@link #unreserve}.
+     * it over with {@link #startReserved}, or gives the slot back with {@link #unreserve}. When a poll holds the free
+     * slots for its claim and the claim before it drained the store, waits for the claim to end (at most
+     * {@link #claimWait}, so a claim kept waiting by the store never holds a trigger up): on an idle runtime the claim
+     * finds nothing, and the trigger's execution still runs at once. Work the claim finds goes first; under a backlog
+     * (the last claim filled its slots) the trigger does not wait, and its execution waits its turn in the store.
      * @return whether a slot was free (never while stopping)
      */
     boolean reserve() {
+        if (tryReserve()) {
+            return true;
+        }
+        CountDownLatch claim = this.claiming;
+        if (claim.getCount() == 0 || !this.drained) {
+            return false;
+        }
+        try {
+            if (!claim.await(this.claimWait.toNanos(), TimeUnit.NANOSECONDS)) {
+                return false;
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return tryReserve();
+    }
+
+    private boolean tryReserve() {
         while (this.started && !this.runtime.isStopping()) {
             int busy = this.busy.get();
             if (busy >= this.concurrency) {
@@ -207,6 +257,11 @@ public class SkailWorker implements SmartLifecycle {
             }
         }
         return false;
+    }
+
+    /** For tests: how long {@link #reserve} waits for a poll's claim. */
+    void claimWait(Duration wait) {
+        this.claimWait = wait;
     }
 
     /** Gives back a slot {@link #reserve} took and no execution used. */

@@ -1,7 +1,5 @@
 package dev.skail.replay;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -9,6 +7,7 @@ import dev.skail.ExecutionStatus;
 import dev.skail.SkailClient;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.StoreUnavailableException;
+import dev.skail.runtime.StoreInterception;
 import dev.skail.test.SkailAwait;
 import org.junit.jupiter.api.Test;
 
@@ -53,34 +52,20 @@ class HistoryReadFailureTests {
         /** The store, whose first read of a history fails as if the database were unreachable. */
         @Bean
         static BeanPostProcessor failingHistoryRead() {
-            return new BeanPostProcessor() {
-                @Override
-                public Object postProcessAfterInitialization(Object bean, String beanName) {
-                    if (!(bean instanceof ExecutionStore store)) {
-                        return bean;
-                    }
-                    return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { ExecutionStore.class },
-                            (proxy, method, args) -> {
-                                if (method.getName().equals("createClaimed")) {
-                                    // no hand-off at the trigger: the delivery is polled, and reads its history
-                                    @SuppressWarnings("unchecked")
-                                    java.util.List<dev.skail.platform.Tag> tags = (java.util.List<dev.skail.platform.Tag>) args[1];
-                                    return new ExecutionStore.Created(
-                                            store.create((dev.skail.platform.ExecutionRow) args[0], tags), false);
-                                }
-                                if (method.getName().equals("history") && historyFailures.compareAndSet(1, 0)) {
-                                    throw new StoreUnavailableException("could not read history (test)",
-                                            new java.sql.SQLException("connection refused", "08001"));
-                                }
-                                try {
-                                    return method.invoke(store, args);
-                                }
-                                catch (InvocationTargetException ex) {
-                                    throw ex.getTargetException();
-                                }
-                            });
+            return StoreInterception.around((call) -> {
+                if (call.name().equals("createClaimed")) {
+                    // no hand-off at the trigger: the delivery is polled, and reads its history
+                    @SuppressWarnings("unchecked")
+                    java.util.List<dev.skail.platform.Tag> tags = (java.util.List<dev.skail.platform.Tag>) call.args()[1];
+                    return new ExecutionStore.Created(
+                            call.store().create((dev.skail.platform.ExecutionRow) call.args()[0], tags), false);
                 }
-            };
+                if (call.name().equals("history") && historyFailures.compareAndSet(1, 0)) {
+                    throw new StoreUnavailableException("could not read history (test)",
+                            new java.sql.SQLException("connection refused", "08001"));
+                }
+                return call.proceed();
+            });
         }
     }
 }

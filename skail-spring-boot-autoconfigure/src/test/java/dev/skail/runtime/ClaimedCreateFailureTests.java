@@ -1,7 +1,5 @@
 package dev.skail.runtime;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -17,7 +15,6 @@ import dev.skail.SkailExecution;
 import dev.skail.SkailFunction;
 import dev.skail.SkailStep;
 import dev.skail.SkailUnavailableException;
-import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.StoreUnavailableException;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -36,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * A trigger whose claimed create committed but was not acknowledged (a sync that failed, a deadline) answers its
  * caller at once with {@link SkailUnavailableException}: the lease it may hold is given back afterwards, on the
- * worker's lease thread, not while the caller waits (before, a trigger during an outage waited for the store twice:
+ * worker's poller thread, not while the caller waits (before, a trigger during an outage waited for the store twice:
  * {@code skail.store.request-timeout}, then as long again for the release). The execution that did get created runs
  * once the lease is given back, well before the lease (a minute) would expire.
  */
@@ -92,35 +89,20 @@ class ClaimedCreateFailureTests {
         @Bean
         static BeanPostProcessor unacknowledgedCreate() {
             AtomicBoolean failed = new AtomicBoolean();
-            return new BeanPostProcessor() {
-                @Override
-                public Object postProcessAfterInitialization(Object bean, String beanName) {
-                    if (!(bean instanceof ExecutionStore store)) {
-                        return bean;
+            return StoreInterception.around((call) -> {
+                if (call.name().equals("release")) {
+                    if (!releaseMayProceed.await(5, TimeUnit.SECONDS)) {
+                        releaseWaitedInVain.set(true);
                     }
-                    return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { ExecutionStore.class },
-                            (proxy, method, args) -> {
-                                if (method.getName().equals("release")) {
-                                    if (!releaseMayProceed.await(5, TimeUnit.SECONDS)) {
-                                        releaseWaitedInVain.set(true);
-                                    }
-                                    releases.incrementAndGet();
-                                }
-                                Object result;
-                                try {
-                                    result = method.invoke(store, args);
-                                }
-                                catch (InvocationTargetException ex) {
-                                    throw ex.getTargetException();
-                                }
-                                if (method.getName().equals("createClaimed") && failed.compareAndSet(false, true)) {
-                                    throw new StoreUnavailableException("skail store could not create execution: "
-                                            + "sync failed (test)", new java.io.IOException("sync failed (test)"));
-                                }
-                                return result;
-                            });
+                    releases.incrementAndGet();
                 }
-            };
+                Object result = call.proceed();
+                if (call.name().equals("createClaimed") && failed.compareAndSet(false, true)) {
+                    throw new StoreUnavailableException("skail store could not create execution: sync failed (test)",
+                            new java.io.IOException("sync failed (test)"));
+                }
+                return result;
+            });
         }
     }
 

@@ -1,7 +1,5 @@
 package dev.skail.runtime;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -18,7 +16,6 @@ import dev.skail.SkailFunction;
 import dev.skail.SkailHandle;
 import dev.skail.SkailStep;
 import dev.skail.SkailUnavailableException;
-import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.StoreDeadline;
 import dev.skail.platform.StoreUnavailableException;
 import org.awaitility.Awaitility;
@@ -92,54 +89,39 @@ class ReleaseDoesNotDelayRenewalTests {
         @Bean
         static BeanPostProcessor slowRelease() {
             AtomicBoolean failed = new AtomicBoolean();
-            return new BeanPostProcessor() {
-                @Override
-                public Object postProcessAfterInitialization(Object bean, String beanName) {
-                    if (!(bean instanceof ExecutionStore store)) {
-                        return bean;
+            return StoreInterception.around((call) -> {
+                if (call.name().equals("release")) {
+                    releaseWaitingSince.compareAndSet(0, System.nanoTime());
+                    releaseMayProceed.await(4, TimeUnit.SECONDS);
+                    // the wait stood for a slow store; the release itself is not to be cut short by the time it took
+                    RuntimeException[] failure = new RuntimeException[1];
+                    StoreDeadline.without(() -> {
+                        try {
+                            call.store().release((dev.skail.platform.Lease) call.args()[0], (Long) call.args()[1]);
+                        }
+                        catch (RuntimeException ex) {
+                            failure[0] = ex;
+                        }
+                    });
+                    if (failure[0] != null) {
+                        throw failure[0];
                     }
-                    return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { ExecutionStore.class },
-                            (proxy, method, args) -> {
-                                if (method.getName().equals("release")) {
-                                    releaseWaitingSince.compareAndSet(0, System.nanoTime());
-                                    releaseMayProceed.await(4, TimeUnit.SECONDS);
-                                    // the wait stood for a slow store; the release itself is not to be cut short
-                                    // by the time it took
-                                    RuntimeException[] failure = new RuntimeException[1];
-                                    StoreDeadline.without(() -> {
-                                        try {
-                                            store.release((dev.skail.platform.Lease) args[0], (Long) args[1]);
-                                        }
-                                        catch (RuntimeException ex) {
-                                            failure[0] = ex;
-                                        }
-                                    });
-                                    if (failure[0] != null) {
-                                        throw failure[0];
-                                    }
-                                    return null;
-                                }
-                                Object result;
-                                try {
-                                    result = method.invoke(store, args);
-                                }
-                                catch (InvocationTargetException ex) {
-                                    throw ex.getTargetException();
-                                }
-                                if (method.getName().equals("renew") && releaseWaitingSince.get() != 0
-                                        && releaseMayProceed.getCount() > 0 && ((List<?>) result).isEmpty()) {
-                                    // none of the leases renewed was lost
-                                    renewalsWhileReleaseWaits.incrementAndGet();
-                                }
-                                if (method.getName().equals("createClaimed") && ((dev.skail.platform.ExecutionRow) args[0])
-                                    .taskId().equals("pedido-2") && failed.compareAndSet(false, true)) {
-                                    throw new StoreUnavailableException("skail store could not create execution: "
-                                            + "sync failed (test)", new java.io.IOException("sync failed (test)"));
-                                }
-                                return result;
-                            });
+                    return null;
                 }
-            };
+                Object result = call.proceed();
+                if (call.name().equals("renew") && releaseWaitingSince.get() != 0 && releaseMayProceed.getCount() > 0
+                        && ((List<?>) result).isEmpty()) {
+                    // none of the leases renewed was lost
+                    renewalsWhileReleaseWaits.incrementAndGet();
+                }
+                if (call.name().equals("createClaimed")
+                        && ((dev.skail.platform.ExecutionRow) call.args()[0]).taskId().equals("pedido-2")
+                        && failed.compareAndSet(false, true)) {
+                    throw new StoreUnavailableException("skail store could not create execution: sync failed (test)",
+                            new java.io.IOException("sync failed (test)"));
+                }
+                return result;
+            });
         }
     }
 
