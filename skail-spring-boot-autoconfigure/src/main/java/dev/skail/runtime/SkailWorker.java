@@ -192,6 +192,8 @@ public class SkailWorker implements SmartLifecycle {
             this.lastPollFailure = null;
         }
         catch (RuntimeException ex) {
+            // a store that fails claims will fail triggers as well: they do not wait for the next claim
+            this.drained = false;
             if (this.lastPollFailure == null) {
                 logger.warn("skail worker could not poll the store: " + ex.getMessage());
             }
@@ -231,11 +233,16 @@ public class SkailWorker implements SmartLifecycle {
             return true;
         }
         CountDownLatch claim = this.claiming;
-        if (claim.getCount() == 0 || !this.drained) {
+        if (claim.getCount() == 0 || !this.drained || !this.started || this.runtime.isStopping()) {
             return false;
         }
+        long wait = this.claimWait.toMillis();
+        if (StoreDeadline.isSet()) {
+            // the caller's request deadline (skail.store.request-timeout) bounds the wait too
+            wait = Math.min(wait, StoreDeadline.remainingMillis());
+        }
         try {
-            if (!claim.await(this.claimWait.toNanos(), TimeUnit.NANOSECONDS)) {
+            if (wait <= 0 || !claim.await(wait, TimeUnit.MILLISECONDS)) {
                 return false;
             }
         }
@@ -321,19 +328,33 @@ public class SkailWorker implements SmartLifecycle {
 
     private void releasePending() {
         this.releasePending.set(false);
-        boolean released = StoreDeadline.within(RELEASE_TIMEOUT, () -> {
+        List<Lease> leases = List.copyOf(this.toRelease);
+        this.toRelease.removeAll(leases);
+        if (release(leases)) {
+            // an execution whose commit held (if any did) is due now: run it here rather than at the next poll
+            nudge();
+        }
+    }
+
+    /**
+     * Gives leases back within {@link #RELEASE_TIMEOUT} in all; when the store is away (or the time is spent), the
+     * rest are not tried: they would wait as well, and expire on their own.
+     * @return whether any was given back
+     */
+    private boolean release(List<Lease> leases) {
+        if (leases.isEmpty()) {
+            return false;
+        }
+        return StoreDeadline.within(RELEASE_TIMEOUT, () -> {
             boolean any = false;
-            for (Lease lease : List.copyOf(this.toRelease)) {
-                this.toRelease.remove(lease);
+            for (int i = 0; i < leases.size(); i++) {
+                Lease lease = leases.get(i);
                 try {
                     this.store.release(lease, this.clock.millis());
                     any = true;
                 }
                 catch (StoreUnavailableException ex) {
-                    // the store is away, or this go's time is spent: the others would wait as well; they expire on
-                    // their own
-                    int dropped = this.toRelease.size();
-                    this.toRelease.clear();
+                    int dropped = leases.size() - i - 1;
                     logger.info("skail could not give back the lease on '" + lease.taskId() + "'"
                             + ((dropped > 0) ? " and " + dropped + " other(s)" : "") + " (" + ex.getMessage()
                             + "); they expire on their own");
@@ -345,10 +366,6 @@ public class SkailWorker implements SmartLifecycle {
             }
             return any;
         });
-        if (released) {
-            // an execution whose commit held (if any did) is due now: run it here rather than at the next poll
-            nudge();
-        }
     }
 
     private void releaseQuietly(Lease lease) {
@@ -443,17 +460,11 @@ public class SkailWorker implements SmartLifecycle {
         if (renewer != null) {
             renewer.shutdownNow();
         }
+        // within one deadline for them all: a store that is away does not hold the shutdown up once per lease
         List<Lease> held = new ArrayList<>(this.running.values());
         held.addAll(this.toRelease);
         this.toRelease.clear();
-        for (Lease lease : held) {
-            try {
-                this.store.release(lease, this.clock.millis());
-            }
-            catch (RuntimeException ex) {
-                // the lease expires on its own
-            }
-        }
+        release(held);
         logger.info("skail worker stopped");
     }
 

@@ -79,7 +79,9 @@ class TriggerDuringPollTests {
         CompletableFuture<SkailHandle<BigDecimal>> triggered = new CompletableFuture<>();
         Thread caller = trigger("pedido-1", new BigDecimal("150.00"), triggered);
         // the trigger waits for the claim, which holds the one free slot
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waitsForTheClaim(caller));
+        Awaitility.await().atMost(Duration.ofSeconds(10))
+            .until(() -> waitsForTheClaim(caller) || triggered.isDone());
+        assertThat(triggered).as("answered without waiting for the claim").isNotDone();
         claimMayProceed.countDown();
 
         SkailHandle<BigDecimal> handle = triggered.get(10, TimeUnit.SECONDS);
@@ -110,7 +112,9 @@ class TriggerDuringPollTests {
 
         CompletableFuture<SkailHandle<BigDecimal>> triggered = new CompletableFuture<>();
         Thread caller = trigger("pedido-c", new BigDecimal("300.30"), triggered);
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waitsForTheClaim(caller));
+        Awaitility.await().atMost(Duration.ofSeconds(10))
+            .until(() -> waitsForTheClaim(caller) || triggered.isDone());
+        assertThat(triggered).as("answered without waiting for the claim").isNotDone();
         claimMayProceed.countDown();
 
         // b, claimed, takes the slot; c waits its turn in the store, and nothing claimed was given back
@@ -128,6 +132,26 @@ class TriggerDuringPollTests {
             assertThat(this.pedidos.runs(pedido)).as(pedido).isEqualTo(1);
             assertThat(this.client.history(pedido).steps()).extracting(SkailStep::name).containsExactly("cobrarCartao");
         }
+    }
+
+    @Test
+    void aTriggerWaitsForAClaimOnlySoLong() throws Exception {
+        this.worker.claimWait(Duration.ofMillis(100));
+        claimArmed = true;
+        this.worker.nudge();
+        assertThat(claimEntered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // the claim still holds the slot after the wait: the trigger answers, its execution waits in the store
+        SkailHandle<BigDecimal> handle = this.client.trigger("pedido-9", Pedidos.class,
+                (p) -> p.processarPedido("pedido-9", new BigDecimal("99.90")));
+        assertThat(claimMayProceed.getCount()).as("the claim is still held").isEqualTo(1);
+        assertThat(handle.execution().status()).isEqualTo(ExecutionStatus.PENDING);
+
+        // the claim, let go, finds it and runs it
+        claimMayProceed.countDown();
+        this.pedidos.mayCharge("pedido-9").countDown();
+        assertThat(handle.result(Duration.ofSeconds(10))).isEqualByComparingTo("99.90");
+        assertThat(this.pedidos.runs("pedido-9")).isEqualTo(1);
     }
 
     /** Triggers an order on a thread of its own, as a caller of the application would. */
