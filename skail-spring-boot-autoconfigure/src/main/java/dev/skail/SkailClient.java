@@ -70,6 +70,19 @@ public interface SkailClient {
     void fire(String taskId, String event, @Nullable Object payload);
 
     /**
+     * Fires an event at most once per {@code idempotencyKey}: a call repeated with the same key (a retry after a
+     * {@link SkailUnavailableException}, a message redelivered by a broker) keeps no second event, as the HTTP API's
+     * {@code Idempotency-Key} header does.
+     * @param payload the event's payload, written as JSON (may be {@code null})
+     * @param idempotencyKey 1 to 200 characters, the same for every repeat of this one event
+     * @throws SkailNotFoundException if there is no execution with this id
+     * @throws SkailConflictException if the execution has ended
+     * @throws SkailInvalidRequestException if the key is blank or longer than 200 characters
+     * @throws SkailUnavailableException if the store cannot be reached in time
+     */
+    void fire(String taskId, String event, @Nullable Object payload, String idempotencyKey);
+
+    /**
      * Resumes a FAILED execution by hand, once its cause is fixed: commands already recorded do not run again; the
      * failed command and the function start their attempts over.
      * @throws SkailNotFoundException if there is no execution with this id

@@ -4,7 +4,11 @@ import java.time.Duration;
 
 /**
  * The store of executions cannot be reached right now (the database is down or unreachable, or its disk is full), so
- * the request was not carried out and nothing of it was recorded: try it again after {@link #retryAfter()}. Thrown by
+ * the request could not be confirmed: try it again after {@link #retryAfter()}. Usually nothing of it was recorded;
+ * when the store failed after it had taken the write (a sync to disk that failed, an acknowledgement lost on the
+ * network), it may have been, and the caller is not told. Repeating it is safe either way: a trigger with the same id
+ * is the same execution (S13), a fire with the same idempotency key
+ * ({@link SkailClient#fire(String, String, Object, String)}) the same event. Thrown by
  * {@link SkailClient#trigger}, {@link SkailClient#fire} and {@link SkailClient#resume} (and the queries) once
  * {@code skail.store.request-timeout} has passed. The HTTP API answers it with {@code 503 Service Unavailable}, an
  * {@code application/problem+json} body that names the reason and a {@code Retry-After} header; thrown from an

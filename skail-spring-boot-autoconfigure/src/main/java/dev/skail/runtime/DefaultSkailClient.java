@@ -94,6 +94,13 @@ public class DefaultSkailClient implements SkailClient {
     }
 
     @Override
+    public void fire(String taskId, String event, @Nullable Object payload, String idempotencyKey) {
+        RuntimeSettings settings = this.runtime.settings();
+        this.runtime.fire(settings.workload(), settings.version(), taskId, event,
+                (payload != null) ? this.runtime.json().write(payload) : null, idempotencyKey);
+    }
+
+    @Override
     public SkailExecution resume(String taskId) {
         return this.runtime.resume(taskId);
     }

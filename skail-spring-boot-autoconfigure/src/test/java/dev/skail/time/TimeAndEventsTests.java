@@ -120,6 +120,23 @@ class TimeAndEventsTests {
             .isEqualTo("[\"a\",\"b\",\"c\"]");
     }
 
+    @Test
+    void eventFiredFromJavaWithAnIdempotencyKeyIsKeptOnceWhenRepeated() {
+        this.client.trigger("colher", "event-dedupe-java", "event-dedupe-java");
+
+        // a caller that retries after a 503, or a broker that redelivers, repeats the key
+        this.client.fire("event-dedupe-java", "item", "a", "pagamento-7f3c");
+        this.client.fire("event-dedupe-java", "item", "a", "pagamento-7f3c");
+        this.client.fire("event-dedupe-java", "item", "b", "pagamento-9d21");
+        org.assertj.core.api.Assertions.assertThatExceptionOfType(dev.skail.SkailInvalidRequestException.class)
+            .isThrownBy(() -> this.client.fire("event-dedupe-java", "item", "x", " "))
+            .withMessageContaining("idempotency key");
+        this.client.fire("event-dedupe-java", "item", "c");
+
+        assertThat(this.await.status("event-dedupe-java", ExecutionStatus.COMPLETED).result())
+            .isEqualTo("[\"a\",\"b\",\"c\"]");
+    }
+
     @Autowired
     dev.skail.runtime.SkailRuntime runtime;
 
