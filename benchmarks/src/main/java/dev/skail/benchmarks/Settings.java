@@ -60,6 +60,10 @@ record Settings(List<String> stores, Set<String> scenarios, int warmup, int sequ
             .mapToInt(Integer::parseInt)
             .sorted()
             .toArray();
+        if (java.util.Arrays.stream(growth).distinct().count() != growth.length) {
+            // each size is one execution, named by its size
+            throw new IllegalArgumentException("-Dgrowth lists a size twice: " + java.util.Arrays.toString(growth));
+        }
         return new Settings(stores, scenarios, Integer.getInteger("warmup", quick ? 30 : 100),
                 Integer.getInteger("sequential", quick ? 100 : 200), Integer.getInteger("executions", quick ? 500 : 2000),
                 Integer.getInteger("callers", 32), growth, Integer.getInteger("sleepers", quick ? 10_000 : 100_000),

@@ -266,6 +266,11 @@ public class SkailWorker implements SmartLifecycle {
         return false;
     }
 
+    /** For tests: whether the last claim drained the store (see {@link #reserve}). */
+    boolean drained() {
+        return this.drained;
+    }
+
     /** For tests: how long {@link #reserve} waits for a poll's claim. */
     void claimWait(Duration wait) {
         this.claimWait = wait;
