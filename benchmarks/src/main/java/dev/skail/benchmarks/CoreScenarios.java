@@ -205,7 +205,7 @@ public final class CoreScenarios {
      * What the runtime adds to a step, measured warm and bracketed: C's largest function written straight to the store
      * ({@link #storeAlone}), the function run again, and the store alone once more. The two store figures bracket the
      * function's in time (the JVM is still compiling after C: a figure taken only after the function's would credit
-     * the store with the warm-up the function paid for, which made the runtime look twice as costly as it is).
+     * the store with the warm-up the function paid for, which made the runtime look four times as costly as it is).
      */
     private void runtimeShare(int steps) {
         Map<String, Object> before = storeAlone(steps, "c-store-" + steps);

@@ -4,11 +4,8 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailClient;
@@ -114,10 +111,10 @@ class LocalStartTests {
 
         final CountDownLatch release = new CountDownLatch(1);
 
-        private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+        private final RunCounts runs = new RunCounts();
 
         int runs(String pedido) {
-            return this.runs.getOrDefault(pedido, new AtomicInteger()).get();
+            return this.runs.of(pedido);
         }
 
         @SkailFunction
@@ -127,7 +124,7 @@ class LocalStartTests {
 
         @SkailCommand
         public BigDecimal cobrarCartao(String pedido, BigDecimal valor) {
-            this.runs.computeIfAbsent(pedido, (k) -> new AtomicInteger()).incrementAndGet();
+            this.runs.ran(pedido);
             if (!pedido.equals("pedido-1")) {
                 return valor;
             }

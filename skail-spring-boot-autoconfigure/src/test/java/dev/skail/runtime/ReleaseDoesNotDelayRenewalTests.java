@@ -118,10 +118,10 @@ class ReleaseDoesNotDelayRenewalTests {
 
         final CountDownLatch mayCharge = new CountDownLatch(1);
 
-        private final java.util.Map<String, AtomicInteger> runs = new java.util.concurrent.ConcurrentHashMap<>();
+        private final RunCounts runs = new RunCounts();
 
         int runs(String pedido) {
-            return this.runs.getOrDefault(pedido, new AtomicInteger()).get();
+            return this.runs.of(pedido);
         }
 
         @SkailFunction
@@ -131,7 +131,7 @@ class ReleaseDoesNotDelayRenewalTests {
 
         @SkailCommand
         public BigDecimal cobrarCartao(String pedido, BigDecimal valor) {
-            this.runs.computeIfAbsent(pedido, (k) -> new AtomicInteger()).incrementAndGet();
+            this.runs.ran(pedido);
             if (pedido.equals("pedido-1")) {
                 this.charging.countDown();
                 try {

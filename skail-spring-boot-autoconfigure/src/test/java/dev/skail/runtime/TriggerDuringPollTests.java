@@ -216,7 +216,7 @@ class TriggerDuringPollTests {
 
         private final Map<String, CountDownLatch> mayCharge = new ConcurrentHashMap<>();
 
-        private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+        private final RunCounts runs = new RunCounts();
 
         private final AtomicInteger atOnce = new AtomicInteger();
 
@@ -231,7 +231,7 @@ class TriggerDuringPollTests {
         }
 
         int runs(String pedido) {
-            return this.runs.getOrDefault(pedido, new AtomicInteger()).get();
+            return this.runs.of(pedido);
         }
 
         @SkailFunction
@@ -243,7 +243,7 @@ class TriggerDuringPollTests {
         public BigDecimal cobrarCartao(String pedido, BigDecimal valor) {
             this.mostAtOnce.accumulateAndGet(this.atOnce.incrementAndGet(), Math::max);
             try {
-                this.runs.computeIfAbsent(pedido, (k) -> new AtomicInteger()).incrementAndGet();
+                this.runs.ran(pedido);
                 started(pedido).countDown();
                 if (!mayCharge(pedido).await(10, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("the test never let " + pedido + " be charged");

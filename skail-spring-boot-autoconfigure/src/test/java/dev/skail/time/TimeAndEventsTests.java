@@ -8,6 +8,7 @@ import dev.skail.SkailClient;
 import dev.skail.SkailConflictException;
 import dev.skail.SkailExecution;
 import dev.skail.SkailHistory;
+import dev.skail.SkailInvalidRequestException;
 import dev.skail.SkailNotFoundException;
 import dev.skail.SkailStep;
 import dev.skail.test.SkailAwait;
@@ -128,7 +129,7 @@ class TimeAndEventsTests {
         this.client.fire("event-dedupe-java", "item", "a", "pagamento-7f3c");
         this.client.fire("event-dedupe-java", "item", "a", "pagamento-7f3c");
         this.client.fire("event-dedupe-java", "item", "b", "pagamento-9d21");
-        org.assertj.core.api.Assertions.assertThatExceptionOfType(dev.skail.SkailInvalidRequestException.class)
+        assertThatExceptionOfType(SkailInvalidRequestException.class)
             .isThrownBy(() -> this.client.fire("event-dedupe-java", "item", "x", " "))
             .withMessageContaining("idempotency key");
         this.client.fire("event-dedupe-java", "item", "c");
