@@ -127,8 +127,13 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
             if (beanClass == null || (aot && !isEnhanced(beanClass))) {
                 continue;
             }
-            List<StepMethod> steps = stepMethods(ClassUtils.getUserClass(beanClass));
-            schedules(ClassUtils.getUserClass(beanClass), schedules, problems);
+            Class<?> userClass = ClassUtils.getUserClass(beanClass);
+            if (isLibraryClass(userClass)) {
+                continue;
+            }
+            Method[] methods = ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS);
+            List<StepMethod> steps = stepMethods(methods);
+            schedules(methods, schedules, problems);
             if (steps.isEmpty()) {
                 continue;
             }
@@ -216,10 +221,9 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
      * Reads and checks the {@link SkailSchedule} declarations of a bean class: each must be on a function of no
      * parameters, with a cron and zone that resolve (placeholders, from the environment) and parse.
      */
-    private void schedules(Class<?> beanClass, Map<String, ScheduleDefinition> schedules,
+    private void schedules(Method[] methods, Map<String, ScheduleDefinition> schedules,
             List<SkailDeclarationException.Problem> problems) {
-        for (Method method : ReflectionUtils.getUniqueDeclaredMethods(beanClass,
-                ReflectionUtils.USER_DECLARED_METHODS)) {
+        for (Method method : methods) {
             SkailSchedule schedule = method.getAnnotation(SkailSchedule.class);
             if (schedule == null) {
                 continue;
@@ -336,9 +340,36 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
         }
     }
 
+    /**
+     * Whether a bean class belongs to the JDK, Jakarta EE, Spring or skail's runtime itself: its methods are not read
+     * (an application has tens to hundreds of such beans, and reading every method of each is start-up time).
+     */
+    static boolean isLibraryClass(Class<?> beanClass) {
+        String name = beanClass.getName();
+        if (name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jakarta.")
+                || name.startsWith("org.springframework.")) {
+            return true;
+        }
+        // skail's own beans (runtime, worker, controllers...) come from where this class does; an application's
+        // classes in dev.skail packages (its tests') do not
+        return name.startsWith("dev.skail.") && OWN_CODE != null
+                && OWN_CODE.equals(codeSource(beanClass));
+    }
+
+    private static final @Nullable String OWN_CODE = codeSource(SkailBeanEnhancer.class);
+
+    private static @Nullable String codeSource(Class<?> type) {
+        java.security.CodeSource source = type.getProtectionDomain().getCodeSource();
+        return (source != null && source.getLocation() != null) ? source.getLocation().toString() : null;
+    }
+
     static List<StepMethod> stepMethods(Class<?> beanClass) {
+        return stepMethods(ReflectionUtils.getUniqueDeclaredMethods(beanClass, ReflectionUtils.USER_DECLARED_METHODS));
+    }
+
+    private static List<StepMethod> stepMethods(Method[] methods) {
         List<StepMethod> steps = new ArrayList<>();
-        for (Method method : ReflectionUtils.getUniqueDeclaredMethods(beanClass, ReflectionUtils.USER_DECLARED_METHODS)) {
+        for (Method method : methods) {
             StepMethod step = StepMethod.of(method);
             if (step != null) {
                 steps.add(step);

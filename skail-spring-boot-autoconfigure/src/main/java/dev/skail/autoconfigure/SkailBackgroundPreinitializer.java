@@ -1,0 +1,31 @@
+package dev.skail.autoconfigure;
+
+import java.math.BigDecimal;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+
+import dev.skail.platform.jdbc.StorePreloading;
+import dev.skail.runtime.SkailJson;
+
+import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitializer;
+
+/**
+ * Spring Boot's background pre-initialization (the thread it starts once the environment is prepared, next to its own
+ * charsets and conversion service) extended to what skail's start-up waits for most: Jackson and skail's JSON codec,
+ * H2's engine with skail's schema (on a throwaway in-memory database) and the pool's classes. The context then finds
+ * them loaded, while it was reading its configuration meanwhile. It changes no state of the application and opens no
+ * file; Spring Boot skips it, with its own, on one processor, in a native image, or with
+ * {@code -Dspring.backgroundpreinitializer.ignore=true}.
+ */
+final class SkailBackgroundPreinitializer implements BackgroundPreinitializer {
+
+    @Override
+    public void preinitialize() throws Exception {
+        SkailJson json = SkailJson.createDefault();
+        json.read(json.write(Map.of("amount", new BigDecimal("10.50"), "at",
+                OffsetDateTime.of(2026, 1, 1, 0, 0, 0, 0, ZoneOffset.ofHours(-3)), "items", List.of("a"))), Map.class);
+        StorePreloading.preload();
+    }
+}

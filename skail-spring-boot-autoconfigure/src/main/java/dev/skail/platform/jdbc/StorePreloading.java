@@ -1,0 +1,77 @@
+package dev.skail.platform.jdbc;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+
+import org.h2.store.fs.FileUtils;
+
+/**
+ * Loads and initializes the classes the embedded store opens with, ahead of the store itself: H2's engine, its
+ * MVStore file store, the statements of skail's schema and the connection pool's classes. It works on a private
+ * database in H2's in-memory file system, deleted after, and touches no file, no network and no database of the
+ * application (PostgreSQL's driver, when present, is only loaded). Nothing it builds is kept: the store opens its own database as before, finding these classes ready.
+ * Called at start-up from a background thread (see {@code SkailBackgroundPreinitializer}).
+ */
+public final class StorePreloading {
+
+    private static final List<String> POOL_CLASSES = List.of("com.zaxxer.hikari.HikariConfig",
+            "com.zaxxer.hikari.HikariDataSource", "com.zaxxer.hikari.pool.HikariPool",
+            "com.zaxxer.hikari.pool.PoolEntry", "com.zaxxer.hikari.pool.ProxyFactory",
+            "com.zaxxer.hikari.pool.HikariProxyConnection", "com.zaxxer.hikari.pool.HikariProxyStatement",
+            "com.zaxxer.hikari.pool.HikariProxyPreparedStatement", "com.zaxxer.hikari.pool.HikariProxyResultSet",
+            "com.zaxxer.hikari.pool.HikariProxyDatabaseMetaData", "com.zaxxer.hikari.util.ConcurrentBag",
+            "com.zaxxer.hikari.util.FastList", "com.zaxxer.hikari.util.UtilityElf",
+            // PostgreSQL's driver, when the application has it: its session opens with these
+            "org.postgresql.Driver", "org.postgresql.jdbc.PgConnection", "org.postgresql.core.v3.ConnectionFactoryImpl",
+            "org.postgresql.core.v3.QueryExecutorImpl", "org.postgresql.jdbc.PgPreparedStatement",
+            "org.postgresql.jdbc.PgResultSet");
+
+    private StorePreloading() {
+    }
+
+    /**
+     * Opens a throwaway H2 database in memory, creates skail's schema in it and reads it back, then deletes it; loads
+     * the pool's classes.
+     * @throws SQLException when H2 refuses (nothing is left behind either way)
+     */
+    public static void preload() throws SQLException {
+        ClassLoader loader = StorePreloading.class.getClassLoader();
+        for (String name : POOL_CLASSES) {
+            try {
+                Class.forName(name, true, loader);
+            }
+            catch (ClassNotFoundException | LinkageError ex) {
+                // not on the class path (PostgreSQL's driver is optional), or another version: the store loads what
+                // it needs itself
+            }
+        }
+        String name = "skail-preload-" + UUID.randomUUID();
+        String database = "memFS:" + name;
+        try (Connection connection = new org.h2.Driver().connect("jdbc:h2:" + database + ";FILE_LOCK=NO",
+                new Properties()); Statement statement = connection.createStatement()) {
+            statement.execute(SchemaMigrations.VERSION_TABLE);
+            for (List<String> migration : SchemaMigrations.all(SqlDialect.H2)) {
+                for (String sql : migration) {
+                    statement.execute(sql);
+                }
+            }
+            try (ResultSet rs = statement.executeQuery("SELECT MAX(version) FROM skail_schema")) {
+                rs.next();
+            }
+            statement.execute("SHUTDOWN");
+        }
+        finally {
+            // the database's files (name.mv.db, maybe name.trace.db) in H2's in-memory file system
+            for (String file : FileUtils.newDirectoryStream("memFS:")) {
+                if (FileUtils.getName(file).startsWith(name + ".")) {
+                    FileUtils.delete(file);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package dev.skail.autoconfigure;
+
+import java.util.List;
+
+import dev.skail.runtime.SkailRuntime;
+import org.h2.store.fs.FilePath;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitializer;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What the starter does to start sooner: Spring Boot's background pre-initialization loads skail's JSON codec and
+ * H2 with skail's schema, and leaves nothing behind.
+ */
+class StartupPreparationTests {
+
+    @Test
+    void springBootFindsSkailsBackgroundPreinitializer() {
+        List<BackgroundPreinitializer> preinitializers = SpringFactoriesLoader.forDefaultResourceLocation()
+            .load(BackgroundPreinitializer.class);
+        assertThat(preinitializers).hasAtLeastOneElementOfType(SkailBackgroundPreinitializer.class);
+    }
+
+    @Test
+    void preinitializingTwiceSucceedsAndLeavesNoDatabaseInH2sMemoryFileSystem() throws Exception {
+        SkailBackgroundPreinitializer preinitializer = new SkailBackgroundPreinitializer();
+        preinitializer.preinitialize();
+        preinitializer.preinitialize();
+        assertThat(FilePath.get("memFS:").newDirectoryStream())
+            .noneMatch((file) -> file.getName().startsWith("skail-preload"));
+    }
+
+    @Test
+    void theEnhancerSkipsTheMethodsOfSkailsAndSpringsOwnBeansButNotOfAnApplicationsClasses() {
+        assertThat(dev.skail.runtime.SkailBeanEnhancerAccess.isLibraryClass(SkailRuntime.class)).isTrue();
+        assertThat(dev.skail.runtime.SkailBeanEnhancerAccess
+            .isLibraryClass(org.springframework.context.support.GenericApplicationContext.class)).isTrue();
+        // an application's class in a dev.skail package (this test's own) is read
+        assertThat(dev.skail.runtime.SkailBeanEnhancerAccess.isLibraryClass(StartupPreparationTests.class)).isFalse();
+    }
+}
