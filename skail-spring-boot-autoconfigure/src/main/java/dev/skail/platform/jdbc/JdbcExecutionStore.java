@@ -139,6 +139,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         retry.gate(() -> this.notReady);
     }
 
+    /** The store's group commit (H2), for its tests. */
+    @Nullable GroupCommit groupCommit() {
+        return this.groupCommit;
+    }
+
     /** The store's data source, for its tests. */
     DataSource dataSource() {
         return this.dataSource;
@@ -1223,7 +1228,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public void release(Lease lease, long now) {
-        this.retry.run("release " + lease.taskId(), () -> inTransaction(connection -> {
+        // in the group's next batch: a write it had in hand (a claimed create whose caller's deadline passed while its
+        // batch was being written) is committed before this looks for the execution, and is given back rather than
+        // left to its lease
+        this.retry.run("release " + lease.taskId(), () -> inGroup(connection -> {
             // due again at once: whoever polls next picks it up
             if (update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
                     + "lease_owner = NULL, lease_token = NULL, lease_until = NULL "
