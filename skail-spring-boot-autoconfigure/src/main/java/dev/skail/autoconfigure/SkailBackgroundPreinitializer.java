@@ -9,14 +9,17 @@ import java.util.Map;
 import dev.skail.platform.jdbc.StorePreloading;
 import dev.skail.runtime.SkailJson;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitializer;
 
 /**
  * Spring Boot's background pre-initialization (the thread it starts once the environment is prepared, next to its own
  * charsets and conversion service) extended to what skail's start-up waits for most: Jackson and skail's JSON codec,
  * H2's engine with skail's schema (on a throwaway in-memory database) and the pool's classes. The context then finds
- * them loaded, while it was reading its configuration meanwhile. It changes no state of the application and opens no
- * file; Spring Boot skips it, with its own, on one processor, in a native image, or with
+ * them loaded, while it was reading its configuration meanwhile. H2 is left alone when the store's URL, given as a
+ * system property or an environment variable, is another database's. It changes no state of the application and
+ * opens none of its files or databases; Spring Boot skips it, with its own, on one processor, in a native image, or with
  * {@code -Dspring.backgroundpreinitializer.ignore=true}.
  */
 final class SkailBackgroundPreinitializer implements BackgroundPreinitializer {
@@ -26,6 +29,16 @@ final class SkailBackgroundPreinitializer implements BackgroundPreinitializer {
         SkailJson json = SkailJson.createDefault();
         json.read(json.write(Map.of("amount", new BigDecimal("10.50"), "at",
                 OffsetDateTime.of(2026, 1, 1, 0, 0, 0, 0, ZoneOffset.ofHours(-3)), "items", List.of("a"))), Map.class);
-        StorePreloading.preload();
+        StorePreloading.preload(mayBeH2(System.getProperty("skail.store.url"), System.getenv("SKAIL_STORE_URL")));
+    }
+
+    /**
+     * Whether the store may be the embedded H2 one. A pre-initializer sees no {@code Environment}: only a store URL set
+     * as a system property or an environment variable is known here; one in {@code application.yml} is not, and H2 is
+     * then prepared anyway (in the background, and thrown away).
+     */
+    static boolean mayBeH2(@Nullable String property, @Nullable String environment) {
+        String url = (property != null) ? property : environment;
+        return url == null || url.startsWith("jdbc:h2:");
     }
 }

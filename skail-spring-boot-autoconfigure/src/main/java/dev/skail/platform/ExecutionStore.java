@@ -283,8 +283,9 @@ public interface ExecutionStore {
     /**
      * Gives the execution back without changing it, e.g. at shutdown: due again now. Fenced by the lease: an
      * execution that does not exist, has ended, or is held under another lease is left as it is. A store that commits
-     * writes of several callers together orders the release after every write it had in hand when the release was
-     * asked (a claimed create whose caller gave up on it, still to commit, is given back, not left to its lease).
+     * writes of several callers together orders the release after the batch it is committing when the release is
+     * asked (a claimed create whose caller gave up on it while its batch was being committed is given back, not left
+     * to its lease).
      */
     void release(Lease lease, long now);
 

@@ -34,6 +34,15 @@ class StartupPreparationTests {
     }
 
     @Test
+    void h2IsPreparedUnlessTheStoreUrlGivenToTheProcessIsAnotherDatabases() {
+        assertThat(SkailBackgroundPreinitializer.mayBeH2(null, null)).isTrue();
+        assertThat(SkailBackgroundPreinitializer.mayBeH2("jdbc:h2:file:/var/skail/skail", null)).isTrue();
+        assertThat(SkailBackgroundPreinitializer.mayBeH2(null, "jdbc:postgresql://db:5432/skail")).isFalse();
+        // the system property wins over the environment, as in Spring's property sources
+        assertThat(SkailBackgroundPreinitializer.mayBeH2("jdbc:h2:mem:x", "jdbc:postgresql://db:5432/skail")).isTrue();
+    }
+
+    @Test
     void theEnhancerSkipsTheMethodsOfSkailsAndSpringsOwnBeansButNotOfAnApplicationsClasses() {
         assertThat(dev.skail.runtime.SkailBeanEnhancerAccess.isLibraryClass(SkailRuntime.class)).isTrue();
         assertThat(dev.skail.runtime.SkailBeanEnhancerAccess

@@ -59,6 +59,16 @@ final class GroupCommit {
 
     private final Object lock = new Object();
 
+    /**
+     * Whether a batch is being written now: a write asked now would be ordered after it only by going through this
+     * group.
+     */
+    boolean isWriting() {
+        synchronized (this.lock) {
+            return this.leading;
+        }
+    }
+
     /** Works waiting for the next batch. Guarded by {@link #lock}. */
     private final ArrayDeque<Pending<?>> queue = new ArrayDeque<>();
 

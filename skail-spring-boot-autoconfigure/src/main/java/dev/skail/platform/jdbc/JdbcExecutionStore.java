@@ -1228,19 +1228,25 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public void release(Lease lease, long now) {
-        // in the group's next batch: a write it had in hand (a claimed create whose caller's deadline passed while its
-        // batch was being written) is committed before this looks for the execution, and is given back rather than
-        // left to its lease
-        this.retry.run("release " + lease.taskId(), () -> inGroup(connection -> {
-            // due again at once: whoever polls next picks it up
-            if (update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
-                    + "lease_owner = NULL, lease_token = NULL, lease_until = NULL "
-                    + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'", now, now, lease.taskId(),
-                    lease.token()) == 1) {
-                this.customization.announceDue(connection, lease.taskId());
-            }
-            return null;
-        }));
+        // while a batch is being written, in the group's next one: a write of that batch (a claimed create whose
+        // caller's deadline passed while it was being committed) is committed before this looks for the execution,
+        // and is given back rather than left to its lease; otherwise in a transaction of its own, under the caller's
+        // deadline (a release at shutdown must not wait for a store that hangs)
+        GroupCommit group = this.groupCommit;
+        this.retry.run("release " + lease.taskId(), () -> ((group != null && group.isWriting()) ? group
+            .<Void>run(connection -> releaseIn(connection, lease, now)) : inTransaction(connection -> releaseIn(
+                    connection, lease, now))));
+    }
+
+    private @Nullable Void releaseIn(Connection connection, Lease lease, long now) throws SQLException {
+        // due again at once: whoever polls next picks it up
+        if (update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
+                + "lease_owner = NULL, lease_token = NULL, lease_until = NULL "
+                + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'", now, now, lease.taskId(),
+                lease.token()) == 1) {
+            this.customization.announceDue(connection, lease.taskId());
+        }
+        return null;
     }
 
     @Override

@@ -35,11 +35,12 @@ public final class StorePreloading {
     }
 
     /**
-     * Opens a throwaway H2 database in memory, creates skail's schema in it and reads it back, then deletes it; loads
-     * the pool's classes.
+     * Loads the pool's (and PostgreSQL driver's) classes; with {@code h2}, opens a throwaway H2 database in memory,
+     * creates skail's schema in it and reads it back, then deletes it.
+     * @param h2 whether the store may be H2 (the default embedded store)
      * @throws SQLException when H2 refuses (nothing is left behind either way)
      */
-    public static void preload() throws SQLException {
+    public static void preload(boolean h2) throws SQLException {
         ClassLoader loader = StorePreloading.class.getClassLoader();
         for (String name : POOL_CLASSES) {
             try {
@@ -49,6 +50,9 @@ public final class StorePreloading {
                 // not on the class path (PostgreSQL's driver is optional), or another version: the store loads what
                 // it needs itself
             }
+        }
+        if (!h2) {
+            return;
         }
         String name = "skail-preload-" + UUID.randomUUID();
         String database = "memFS:" + name;

@@ -69,7 +69,7 @@ class LateClaimedCreateTests {
         AtomicReference<Throwable> triggerFailure = new AtomicReference<>();
         Thread trigger = new Thread(() -> {
             try {
-                StoreDeadline.within(Duration.ofMillis(300),
+                StoreDeadline.within(Duration.ofSeconds(3),
                         () -> this.store.createClaimed(execution("pedido-7"), List.of(), lease, 60_000));
             }
             catch (Throwable ex) {
@@ -82,10 +82,12 @@ class LateClaimedCreateTests {
         // trigger's deadline
         this.dataSource.letOneCommitThrough();
         first.join(10_000);
+        DurableCommitTests.spinUntil(() -> this.dataSource.commitsWaiting() == 1 && group.queued() == 0,
+                "the second batch, with the trigger's create, commits");
+        assertThat(trigger.isAlive()).as("the trigger still waits for its deadline").isTrue();
         trigger.join(10_000);
         assertThat(trigger.isAlive()).isFalse();
         assertThat(triggerFailure.get()).isInstanceOf(StoreUnavailableException.class);
-        DurableCommitTests.spinUntil(() -> this.dataSource.commitsWaiting() == 1, "the second batch commits");
 
         // the runtime gives the lease back while the create is still to commit
         Thread release = start(() -> this.store.release(lease, 1_000));
