@@ -61,7 +61,10 @@ class ObservabilityTests {
         this.client.trigger("observado", "metrics-1", "metrics-1");
         this.await.status("metrics-1", ExecutionStatus.COMPLETED);
 
-        Map<String, Double> after = measures();
+        // the worker counts the end once the store has it: the store may show COMPLETED a moment before the counter
+        Map<String, Double> after = org.awaitility.Awaitility.await()
+            .atMost(java.time.Duration.ofSeconds(10))
+            .until(this::measures, (now) -> now.get("completed") - before.get("completed") >= 1);
         // one execution, whose command "instavel" failed once: two deliveries
         assertThat(after.get("started") - before.get("started")).isEqualTo(1);
         assertThat(after.get("completed") - before.get("completed")).isEqualTo(1);
