@@ -66,6 +66,9 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
     private static final String CONFIGURATION_CLASS =
             "org.springframework.context.annotation.ConfigurationClassPostProcessor.configurationClass";
 
+    /** Where skail's own classes are loaded from: its beans' methods are not read (see {@link #isLibraryClass}). */
+    private static final @Nullable String OWN_CODE = codeSource(SkailBeanEnhancer.class);
+
     /** The zone of a schedule that names none: read "UTC" (its id), not "Z". */
     private static final ZoneId UTC = ZoneId.of("UTC");
 
@@ -355,8 +358,6 @@ public final class SkailBeanEnhancer implements BeanFactoryPostProcessor, Ordere
         return name.startsWith("dev.skail.") && OWN_CODE != null
                 && OWN_CODE.equals(codeSource(beanClass));
     }
-
-    private static final @Nullable String OWN_CODE = codeSource(SkailBeanEnhancer.class);
 
     private static @Nullable String codeSource(Class<?> type) {
         java.security.CodeSource source = type.getProtectionDomain().getCodeSource();

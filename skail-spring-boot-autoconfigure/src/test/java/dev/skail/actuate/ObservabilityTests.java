@@ -1,5 +1,6 @@
 package dev.skail.actuate;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +21,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -62,8 +64,8 @@ class ObservabilityTests {
         this.await.status("metrics-1", ExecutionStatus.COMPLETED);
 
         // the worker counts the end once the store has it: the store may show COMPLETED a moment before the counter
-        Map<String, Double> after = org.awaitility.Awaitility.await()
-            .atMost(java.time.Duration.ofSeconds(10))
+        Map<String, Double> after = Awaitility.await()
+            .atMost(Duration.ofSeconds(10))
             .until(this::measures, (now) -> now.get("completed") - before.get("completed") >= 1);
         // one execution, whose command "instavel" failed once: two deliveries
         assertThat(after.get("started") - before.get("started")).isEqualTo(1);

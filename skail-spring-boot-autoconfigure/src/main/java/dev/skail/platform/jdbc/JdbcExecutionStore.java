@@ -1233,9 +1233,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         // and is given back rather than left to its lease; otherwise in a transaction of its own, under the caller's
         // deadline (a release at shutdown must not wait for a store that hangs)
         GroupCommit group = this.groupCommit;
-        this.retry.run("release " + lease.taskId(), () -> ((group != null && group.isWriting()) ? group
-            .<Void>run(connection -> releaseIn(connection, lease, now)) : inTransaction(connection -> releaseIn(
-                    connection, lease, now))));
+        SqlWork<@Nullable Void> work = (connection) -> releaseIn(connection, lease, now);
+        this.retry.run("release " + lease.taskId(),
+                () -> (group != null && group.isWriting()) ? group.run(work) : inTransaction(work));
     }
 
     private @Nullable Void releaseIn(Connection connection, Lease lease, long now) throws SQLException {

@@ -14,8 +14,9 @@ import org.h2.store.fs.FileUtils;
  * Loads and initializes the classes the embedded store opens with, ahead of the store itself: H2's engine, its
  * MVStore file store, the statements of skail's schema and the connection pool's classes. It works on a private
  * database in H2's in-memory file system, deleted after, and touches no file, no network and no database of the
- * application (PostgreSQL's driver, when present, is only loaded). Nothing it builds is kept: the store opens its own database as before, finding these classes ready.
- * Called at start-up from a background thread (see {@code SkailBackgroundPreinitializer}).
+ * application (PostgreSQL's driver, when present, is only loaded). Nothing it builds is kept: the store opens its own
+ * database as before, finding these classes ready. Called at start-up from a background thread (see
+ * {@code SkailBackgroundPreinitializer}).
  */
 public final class StorePreloading {
 

@@ -1,6 +1,5 @@
 package dev.skail.platform.jdbc;
 
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -12,7 +11,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Logger;
 
 import javax.sql.DataSource;
 
@@ -25,6 +23,8 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -116,9 +116,7 @@ class LateClaimedCreateTests {
     }
 
     /** Connections whose commits wait, while the gate is closed, for the test to let each through. */
-    static final class GatedDataSource implements DataSource {
-
-        private final DataSource target;
+    static final class GatedDataSource extends DelegatingDataSource {
 
         private final Semaphore permits = new Semaphore(0);
 
@@ -127,7 +125,7 @@ class LateClaimedCreateTests {
         private volatile boolean gated;
 
         GatedDataSource(DataSource target) {
-            this.target = target;
+            super(target);
         }
 
         void closeGate() {
@@ -149,7 +147,7 @@ class LateClaimedCreateTests {
 
         @Override
         public Connection getConnection() throws SQLException {
-            Connection connection = this.target.getConnection();
+            Connection connection = obtainTargetDataSource().getConnection();
             return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
                     new Class<?>[] { Connection.class }, (proxy, method, args) -> {
                         if (method.getName().equals("commit") && this.gated) {
@@ -170,46 +168,6 @@ class LateClaimedCreateTests {
                             throw ex.getCause();
                         }
                     });
-        }
-
-        @Override
-        public Connection getConnection(String username, String password) throws SQLException {
-            return getConnection();
-        }
-
-        @Override
-        public PrintWriter getLogWriter() throws SQLException {
-            return this.target.getLogWriter();
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) throws SQLException {
-            this.target.setLogWriter(out);
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) throws SQLException {
-            this.target.setLoginTimeout(seconds);
-        }
-
-        @Override
-        public int getLoginTimeout() throws SQLException {
-            return this.target.getLoginTimeout();
-        }
-
-        @Override
-        public Logger getParentLogger() {
-            return Logger.getGlobal();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> type) throws SQLException {
-            return this.target.unwrap(type);
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> type) throws SQLException {
-            return this.target.isWrapperFor(type);
         }
     }
 }
