@@ -51,6 +51,15 @@ final class GroupCommit {
      */
     static final int PIPELINE_AT = 8;
 
+    /**
+     * The name of the savepoint each work of a batch runs after, the same for all: a savepoint of that name replaces
+     * the one before it, and only the latest is ever rolled back to. Named, because JDBC's unnamed savepoints are
+     * numbered ({@code SAVEPOINT SYSTEM_SAVEPOINT_<n>} on H2): H2 keeps every new statement text in its session's
+     * cache of parsed statements (64 on the default URL), so a new name per work pushed the store's own statements
+     * out of it and each was parsed and planned again.
+     */
+    static final String WORK_SAVEPOINT = "skail_work";
+
     private final DataSource dataSource;
 
     private final JdbcCustomization customization;
@@ -323,7 +332,7 @@ final class GroupCommit {
                     failures[i] = new SQLException("The caller gave up before its write", "08000");
                     continue;
                 }
-                Savepoint savepoint = (batch.size() > 1) ? connection.setSavepoint() : null;
+                Savepoint savepoint = (batch.size() > 1) ? connection.setSavepoint(WORK_SAVEPOINT) : null;
                 try {
                     results[i] = batch.get(i).work.run(connection);
                     committed++;

@@ -25,6 +25,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class JdbcScheduleStore implements ScheduleStore {
 
+    /** Named, not numbered, so that H2 parses it once per connection (see {@link GroupCommit#WORK_SAVEPOINT}). */
+    private static final String BEFORE_INSERT = "skail_before_insert";
+
     private static final String COLUMNS = "workload, name, function_name, version, cron, zone, missed, next_tick, "
             + "last_tick, last_task_id, updated_at";
 
@@ -102,7 +105,7 @@ final class JdbcScheduleStore implements ScheduleStore {
                 return false;
             }
             // an execution with the tick's id may exist already (triggered by hand with that id): it is the tick's
-            Savepoint beforeInsert = connection.setSavepoint();
+            Savepoint beforeInsert = connection.setSavepoint(BEFORE_INSERT);
             try {
                 JdbcExecutionStore.insertExecution(connection, execution);
                 this.customization.announceDue(connection, execution.workload(), execution.version(),
@@ -132,7 +135,7 @@ final class JdbcScheduleStore implements ScheduleStore {
 
     /** Inserts the declared schedule; {@code false} when another instance inserted it first. */
     private static boolean insertIfAbsent(Connection connection, ScheduleRow declared, long now) throws SQLException {
-        Savepoint beforeInsert = connection.setSavepoint();
+        Savepoint beforeInsert = connection.setSavepoint(BEFORE_INSERT);
         try {
             update(connection, "INSERT INTO skail_schedule (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     declared.workload(), declared.name(), declared.function(), declared.version(), declared.cron(),
