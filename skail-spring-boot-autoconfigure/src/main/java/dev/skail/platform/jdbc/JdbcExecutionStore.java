@@ -57,6 +57,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             + "ended_at, outcome, error, decision, backoff_ms";
 
     // ORDER BY names the whole index prefix, constant as it is, so that H2 reads the index in order and stops early
+    /** The kinds of step recorded PENDING while the function waits, and completed when the wait ends. */
+    private static final Set<String> WAITED_KINDS = Set.of(StepRow.DELAY, StepRow.EVENT, StepRow.CHILD);
+
     private static final String DUE_PENDING = "SELECT task_id FROM skail_execution WHERE workload = ? AND version = ? "
             + "AND status = 'PENDING' AND next_run_at <= ? ORDER BY workload, version, status, next_run_at";
 
@@ -1441,6 +1444,13 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * retry after a lost commit acknowledgement); a different one is a conflict.
      */
     private void writeStep(Connection connection, StepRow step) throws SQLException {
+        // a delay, an event or a child that ends completes the PENDING row written when the function began to wait:
+        // that update first, since an insert would fail on the row's key (and on H2 a failed statement empties the
+        // session's cache of parsed statements: every statement after it on that connection was parsed again)
+        if (!StepRow.PENDING.equals(step.status()) && WAITED_KINDS.contains(step.kind())
+                && completePending(connection, step) == 1) {
+            return;
+        }
         // the usual case in one statement: a new step; otherwise the PENDING step to complete, or a retry's own row
         boolean inserted = insertIfAbsent(connection, "INSERT INTO skail_step (" + STEP_COLUMNS + ") VALUES (?, ?, ?, ?, "
                 + "?, ?, ?, ?, ?, ?, ?, ?, ?)", "task_id, position", step.taskId(), step.position(), step.kind(),
@@ -1449,11 +1459,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         if (inserted) {
             return;
         }
-        int updated = update(connection, "UPDATE skail_step SET status = ?, result = ?, error = ?, completed_at = ? "
-                + "WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ? AND name = ?", step.status(),
-                step.result(), step.error(), step.completedAt(), step.taskId(), step.position(), step.kind(),
-                step.name());
-        if (updated == 1) {
+        if (completePending(connection, step) == 1) {
             return;
         }
         StepRow existing = Objects.requireNonNull(findStep(connection, step.taskId(), step.position()));
@@ -1470,6 +1476,14 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     + step.taskId() + "': position " + step.position() + " already holds " + describe(existing)
                     + ", not " + describe(step) + " (they differ in " + String.join(", ", differences) + ")");
         }
+    }
+
+    /** Completes the step's PENDING row, if it has one of the same kind and name; returns the rows updated. */
+    private static int completePending(Connection connection, StepRow step) throws SQLException {
+        return update(connection, "UPDATE skail_step SET status = ?, result = ?, error = ?, completed_at = ? "
+                + "WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ? AND name = ?", step.status(),
+                step.result(), step.error(), step.completedAt(), step.taskId(), step.position(), step.kind(),
+                step.name());
     }
 
     /**
