@@ -56,10 +56,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     private static final String ATTEMPT_COLUMNS = "task_id, position, name, function_attempt, number, started_at, "
             + "ended_at, outcome, error, decision, backoff_ms";
 
-    // ORDER BY names the whole index prefix, constant as it is, so that H2 reads the index in order and stops early
     /** The kinds of step recorded PENDING while the function waits, and completed when the wait ends. */
     private static final Set<String> WAITED_KINDS = Set.of(StepRow.DELAY, StepRow.EVENT, StepRow.CHILD);
 
+    // ORDER BY names the whole index prefix, constant as it is, so that H2 reads the index in order and stops early
     private static final String DUE_PENDING = "SELECT task_id FROM skail_execution WHERE workload = ? AND version = ? "
             + "AND status = 'PENDING' AND next_run_at <= ? ORDER BY workload, version, status, next_run_at";
 
