@@ -1447,8 +1447,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         // a delay, an event or a child that ends completes the PENDING row written when the function began to wait:
         // that update first, since an insert would fail on the row's key (and on H2 a failed statement empties the
         // session's cache of parsed statements: every statement after it on that connection was parsed again)
-        if (!StepRow.PENDING.equals(step.status()) && WAITED_KINDS.contains(step.kind())
-                && completePending(connection, step) == 1) {
+        boolean waited = !StepRow.PENDING.equals(step.status()) && WAITED_KINDS.contains(step.kind());
+        if (waited && completePending(connection, step) == 1) {
             return;
         }
         // the usual case in one statement: a new step; otherwise the PENDING step to complete, or a retry's own row
@@ -1456,10 +1456,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 + "?, ?, ?, ?, ?, ?, ?, ?, ?)", "task_id, position", step.taskId(), step.position(), step.kind(),
                 step.name(), step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
                 step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId());
-        if (inserted) {
-            return;
-        }
-        if (completePending(connection, step) == 1) {
+        if (inserted || (!waited && completePending(connection, step) == 1)) {
             return;
         }
         StepRow existing = Objects.requireNonNull(findStep(connection, step.taskId(), step.position()));
