@@ -57,6 +57,18 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
 
     private static final H2PreallocatedFilePath INSTANCE = new H2PreallocatedFilePath();
 
+    /**
+     * How long a write H2 made may stay unforced before H2's next write forces it first, in milliseconds. H2 writes a
+     * new chunk over the space of a chunk that holds nothing live any more once that chunk has been dead for the
+     * database's retention time ({@link H2JdbcCustomization#RETENTION_MILLIS}); the chunk that made it dead must be
+     * on the device by then, or a power loss could leave the last durable version pointing at a chunk overwritten
+     * since. The store's group sync forces every commit within a sync's time (well under a millisecond here); this
+     * bound holds it when a sync is slow or stalls.
+     */
+    static final long FORCED_WITHIN_MILLIS = 100;
+
+    private static final long FORCED_WITHIN_NANOS = FORCED_WITHIN_MILLIS * 1_000_000;
+
     /** For H2, which creates one per path. */
     public H2PreallocatedFilePath() {
     }
@@ -118,6 +130,15 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
 
         /** Where the file is: forced once when the file is new, so that its name survives a power loss too. */
         private final @Nullable Path directory;
+
+        /**
+         * {@link System#nanoTime()} when the oldest of H2's writes not yet covered by a force began; 0 when every write
+         * is. Guarded by {@link #lock}.
+         */
+        private long unforcedSince;
+
+        /** H2's writes so far, to tell whether one came during a force. Guarded by {@link #lock}. */
+        private long writes;
 
         PreallocatedFile(FileChannel base, String name, @Nullable Path directory) {
             this.base = base;
@@ -199,7 +220,17 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                         extend(end);
                     }
                 }
+                long started = System.nanoTime();
+                if (this.unforcedSince != 0 && started - this.unforcedSince > FORCED_WITHIN_NANOS) {
+                    // no write stays unforced longer than FORCED_WITHIN_MILLIS, whatever the syncs do
+                    this.base.force(false);
+                    this.unforcedSince = 0;
+                }
                 int written = this.base.write(src, position);
+                this.writes++;
+                if (this.unforcedSince == 0) {
+                    this.unforcedSince = started;
+                }
                 if (position + written > this.size) {
                     this.size = position + written;
                 }
@@ -313,7 +344,23 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
          */
         @Override
         public void force(boolean metaData) throws IOException {
+            long started;
+            long writesBefore;
+            synchronized (this.lock) {
+                // H2's writes happen under the lock: every write counted now has ended, and this force covers it
+                started = System.nanoTime();
+                writesBefore = this.writes;
+            }
             this.base.force(false);
+            synchronized (this.lock) {
+                if (this.writes == writesBefore) {
+                    this.unforcedSince = 0;
+                }
+                else if (this.unforcedSince != 0 && this.unforcedSince < started) {
+                    // writes came during the force: the oldest unforced one began after it started
+                    this.unforcedSince = started;
+                }
+            }
         }
 
         /**

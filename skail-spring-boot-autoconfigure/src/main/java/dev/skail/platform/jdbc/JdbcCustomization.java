@@ -121,6 +121,10 @@ abstract class JdbcCustomization {
     void started(DataSource dataSource) throws SQLException {
     }
 
+    /** Stops what {@link #started} began, when the store closes (before its pool does). */
+    void close() {
+    }
+
     /**
      * The due work, in turns between the three kinds (so that a backlog of new executions never starves wake-ups and
      * expired leases): one limited, index-ordered read per kind, ranked within its kind, then at most {@code limit}

@@ -199,6 +199,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         for (AutoCloseable listener : this.listeners) {
             listener.close();
         }
+        this.customization.close();
         if (this.owned != null) {
             this.owned.close();
         }
