@@ -56,6 +56,9 @@ final class H2Housekeeping implements AutoCloseable {
 
     private volatile boolean disabled;
 
+    /** Rounds run (each a compaction, or a look that found nothing committed since the last). */
+    private final java.util.concurrent.atomic.AtomicLong rounds = new java.util.concurrent.atomic.AtomicLong();
+
     H2Housekeeping(DataSource dataSource, H2GroupSync sync) {
         this.dataSource = dataSource;
         this.sync = sync;
@@ -72,17 +75,24 @@ final class H2Housekeeping implements AutoCloseable {
 
     private void run() {
         long commits = this.sync.commits();
-        if (this.disabled || commits == this.commitsSeen) {
-            return;
-        }
-        this.commitsSeen = commits;
         try {
-            compact();
+            if (!this.disabled && commits != this.commitsSeen) {
+                this.commitsSeen = commits;
+                compact();
+            }
         }
         catch (SQLException | RuntimeException ex) {
             // a closed or broken database: the store's own operations say so; the next round tries again
             logger.debug("skail store: compacting the H2 file failed", ex);
         }
+        finally {
+            this.rounds.incrementAndGet();
+        }
+    }
+
+    /** How many rounds have run since the store started. */
+    long rounds() {
+        return this.rounds.get();
     }
 
     /**
@@ -90,12 +100,17 @@ final class H2Housekeeping implements AutoCloseable {
      * @return whether any page was written again
      */
     boolean compact() throws SQLException {
+        return compact(TARGET_FILL_RATE, WRITE_LIMIT);
+    }
+
+    /** As {@link #compact()}, for chunks below {@code targetFillRate} % live, at most {@code writeLimit} bytes. */
+    boolean compact(int targetFillRate, int writeLimit) throws SQLException {
         try (Connection connection = this.dataSource.getConnection()) {
             MVStore store = mvStore(connection);
             if (store == null || store.isClosed()) {
                 return false;
             }
-            boolean rewritten = store.compact(TARGET_FILL_RATE, WRITE_LIMIT);
+            boolean rewritten = store.compact(targetFillRate, writeLimit);
             if (rewritten) {
                 this.sync.awaitDurable(connection, false);
             }

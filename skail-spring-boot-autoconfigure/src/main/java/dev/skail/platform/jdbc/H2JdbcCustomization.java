@@ -171,6 +171,11 @@ final class H2JdbcCustomization extends JdbcCustomization {
         }
     }
 
+    /** The compaction of the file, once started on a file this process owns; {@code null} otherwise. */
+    @Nullable H2Housekeeping housekeeping() {
+        return this.housekeeping;
+    }
+
     @Override
     void close() {
         H2Housekeeping compaction = this.housekeeping;

@@ -193,6 +193,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         return (group != null) ? group.queued() : 0;
     }
 
+    /** The database's own behaviour, for the store's tests. */
+    JdbcCustomization customization() {
+        return this.customization;
+    }
+
     @Override
     public void close() throws Exception {
         this.closed = true;

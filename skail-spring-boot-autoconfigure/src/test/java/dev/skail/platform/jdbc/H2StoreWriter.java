@@ -15,7 +15,8 @@ import dev.skail.platform.Tag;
 /**
  * A process that runs orders through the embedded store on several threads, each order created with tags, claimed,
  * given a recorded step and, one in three, completed, and prints each order's id once its step is acknowledged: for
- * tests that kill it. Arguments: the store's URL, the first order number, the number of threads.
+ * tests that kill it. Arguments: the store's URL, the first order number, the number of threads, and optionally
+ * {@code true} for a thread that compacts the file 50 times a second (the store: once).
  */
 public final class H2StoreWriter {
 
@@ -31,6 +32,21 @@ public final class H2StoreWriter {
         store.initialize();
         int first = Integer.parseInt(args[1]);
         int threads = Integer.parseInt(args[2]);
+        if (args.length > 3 && Boolean.parseBoolean(args[3])) {
+            H2Housekeeping housekeeping = new H2Housekeeping(dataSource, new H2GroupSync());
+            Thread compactor = new Thread(() -> {
+                while (true) {
+                    try {
+                        housekeeping.compact(90, 1024 * 1024);
+                        Thread.sleep(20);
+                    }
+                    catch (Exception ex) {
+                        ex.printStackTrace();
+                    }
+                }
+            }, "compactor");
+            compactor.start();
+        }
         for (int t = 0; t < threads; t++) {
             int thread = t;
             Thread writer = new Thread(() -> write(store, first + thread * 100_000, thread), "writer-" + t);

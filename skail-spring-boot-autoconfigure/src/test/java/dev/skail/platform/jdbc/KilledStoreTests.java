@@ -44,14 +44,32 @@ class KilledStoreTests {
 
     @Test
     void aStoreKilledWhileSeveralThreadsWriteOpensConsistentWithEveryAcknowledgedStep() throws Exception {
+        killWhileWriting(new int[] { 300, 900, 150 }, false);
+    }
+
+    /**
+     * The same while the file is being compacted all the time (the store compacts once a second: here a thread of the
+     * writer rewrites every chunk less than 90 % live, 50 times a second, so that kills land in the middle of it). More rounds
+     * with {@code -Dskail.test.compaction-kills=N}.
+     */
+    @Test
+    void aStoreKilledWhileItsFileIsCompactedOpensConsistentWithEveryAcknowledgedStep() throws Exception {
+        int rounds = Integer.getInteger("skail.test.compaction-kills", 3);
+        int[] killAfter = new int[rounds];
+        for (int round = 0; round < rounds; round++) {
+            killAfter[round] = new int[] { 600, 200, 1_200, 400 }[round % 4];
+        }
+        killWhileWriting(killAfter, true);
+    }
+
+    private void killWhileWriting(int[] killAfter, boolean compacting) throws Exception {
         String url = H2Urls.PREALLOCATED_FILE + this.directory.resolve("skail") + ";FILE_LOCK=FS";
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
-        int[] killAfter = { 300, 900, 150 };
         for (int round = 0; round < killAfter.length; round++) {
             int before = acknowledged.size();
             Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-cp", System.getProperty("java.class.path"), H2StoreWriter.class.getName(), url,
-                    String.valueOf(round * 1_000_000), "4")
+                    String.valueOf(round * 1_000_000), "4", String.valueOf(compacting))
                 .redirectError(this.directory.resolve("writer-" + round + ".err").toFile())
                 .start();
             Thread reader = new Thread(() -> {

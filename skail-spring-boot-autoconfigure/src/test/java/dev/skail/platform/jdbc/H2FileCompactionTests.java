@@ -1,0 +1,132 @@
+package dev.skail.platform.jdbc;
+
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.Lease;
+import dev.skail.platform.StepRow;
+import dev.skail.platform.Tag;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The embedded store's file does not grow without bound: executions that ended and were deleted leave room that the
+ * next ones use, and the steps kept of those still in the store are rewritten out of mostly dead chunks.
+ */
+class H2FileCompactionTests {
+
+    private static final int EXECUTIONS_PER_ROUND = 300;
+
+    private static final int STEPS = 8;
+
+    @TempDir
+    Path directory;
+
+    private HikariDataSource dataSource;
+
+    private JdbcExecutionStore store;
+
+    @AfterEach
+    void close() throws Exception {
+        if (this.store != null) {
+            this.store.close();
+        }
+        if (this.dataSource != null) {
+            this.dataSource.close();
+        }
+    }
+
+    @Test
+    void aStoreWhoseEndedExecutionsAreDeletedKeepsItsFileTheSameSizeRoundAfterRound() throws Exception {
+        this.dataSource = new HikariDataSource();
+        this.dataSource.setJdbcUrl(H2Urls.durable(H2Urls.PREALLOCATED_FILE + this.directory.resolve("skail")
+                + ";FILE_LOCK=FS"));
+        this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
+                new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), this.dataSource);
+        this.store.initialize();
+        H2Housekeeping housekeeping = ((H2JdbcCustomization) this.store.customization()).housekeeping();
+        assertThat(housekeeping).as("the file is compacted while the store runs").isNotNull();
+        Path file = this.directory.resolve("skail.mv.db");
+
+        List<Long> sizes = new ArrayList<>();
+        for (int round = 0; round < 5; round++) {
+            runOrders(round);
+            // what the retention of ended executions does: every ended execution deleted, with its steps
+            int deleted;
+            int total = 0;
+            do {
+                deleted = this.store.deleteEndedBefore(Long.MAX_VALUE, 1_000);
+                total += deleted;
+            }
+            while (deleted > 0);
+            assertThat(total).isEqualTo(EXECUTIONS_PER_ROUND);
+            // two rounds of the housekeeping after the deletion: the chunks it emptied are past H2's retention
+            long seen = housekeeping.rounds();
+            await().atMost(Duration.ofSeconds(30)).until(() -> housekeeping.rounds() >= seen + 2);
+            sizes.add(Files.size(file));
+        }
+        // without compaction and with H2's 45 s retention, each round added its ~16 MB of chunks to the file
+        assertThat(sizes.get(4)).as("the file's size after each round: %s", sizes)
+            .isLessThanOrEqualTo(sizes.get(1) + sizes.get(1) / 4);
+    }
+
+    /** Orders of four threads, each created, claimed, given its steps (an amount, a time with an offset), ended. */
+    private void runOrders(int round) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int thread = t;
+                done.add(threads.submit(() -> {
+                    for (int i = thread; i < EXECUTIONS_PER_ROUND; i += 4) {
+                        runOrder("pedido-" + round + "-" + i, i);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : done) {
+                future.get();
+            }
+        }
+        finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private void runOrder(String taskId, int i) {
+        BigDecimal amount = new BigDecimal("1500.10").add(BigDecimal.valueOf(i, 2));
+        OffsetDateTime at = OffsetDateTime.of(2026, 12, 3, 10, 15, 30, 0, ZoneOffset.ofHours(-3)).plusMinutes(i);
+        String order = "{\"itens\":[" + "{\"sku\":\"A-1\",\"quantidade\":2,\"preco\":150.00},".repeat(6)
+                + "{\"sku\":\"B-2\",\"quantidade\":1,\"preco\":0.10}],\"total\":" + amount.toPlainString()
+                + ",\"em\":\"" + at + "\"}";
+        ExecutionRow execution = new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[" + order + "]",
+                ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null);
+        Lease lease = new Lease(taskId, "test", "token-" + taskId);
+        assertThat(this.store.createClaimed(execution, List.of(new Tag("cliente", "c-" + (i % 7))), lease,
+                600_000_000L).claimed()).isTrue();
+        for (int position = 0; position < STEPS; position++) {
+            this.store.recordStep(lease, new StepRow(taskId, position, StepRow.COMMAND, "cobrarCartao",
+                    "[{\"valor\":" + amount.toPlainString() + ",\"moeda\":\"BRL\"}]", StepRow.COMPLETED,
+                    "{\"cobranca\":\"ch-" + taskId + "-" + position + "\",\"em\":\"" + at + "\"}", null,
+                    "key-" + taskId + "-" + position, 1, 2_000, 2_001, null), null, 2_001, 600_000_000L);
+        }
+        this.store.complete(lease, "{\"total\":" + amount.toPlainString() + "}", 2_002);
+    }
+}
