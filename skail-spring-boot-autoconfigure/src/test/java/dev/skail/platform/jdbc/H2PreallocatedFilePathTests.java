@@ -224,6 +224,142 @@ class H2PreallocatedFilePathTests {
         }
     }
 
+    /**
+     * No write H2 makes stays unforced longer than {@link H2PreallocatedFilePath#FORCED_WITHIN_MILLIS}, whatever the
+     * syncs do: H2 reuses the space of a chunk dead for its retention time, by when the chunk that made it dead must
+     * be on the device.
+     */
+    @Test
+    void aWriteLeftUnforcedIsForcedBeforeTheNextWriteOnceItIsOlderThanTheBound() throws Exception {
+        Path path = this.directory.resolve("forced.mv.db");
+        try (CountingChannel base = new CountingChannel(FileChannel.open(path, StandardOpenOption.CREATE,
+                StandardOpenOption.READ, StandardOpenOption.WRITE));
+                H2PreallocatedFilePath.PreallocatedFile file = new H2PreallocatedFilePath.PreallocatedFile(base,
+                        path.toString(), null)) {
+            assertThat(file.tryLock(0, Long.MAX_VALUE, false)).isNotNull();
+            file.write(ByteBuffer.wrap(new byte[BLOCK]), 0);
+            file.write(ByteBuffer.wrap(new byte[BLOCK]), BLOCK);
+            // within the bound: H2's next write goes ahead unforced (the store's syncs force it)
+            assertThat(base.forces.get()).isZero();
+            long written = System.nanoTime();
+            await().pollDelay(Duration.ofMillis(H2PreallocatedFilePath.FORCED_WITHIN_MILLIS + 20))
+                .until(() -> System.nanoTime() - written > TimeUnit.MILLISECONDS.toNanos(
+                        H2PreallocatedFilePath.FORCED_WITHIN_MILLIS + 10));
+            file.write(ByteBuffer.wrap(new byte[BLOCK]), 2 * BLOCK);
+            assertThat(base.forces.get()).as("the write older than the bound is forced first").isEqualTo(1);
+            // a sync in between covers what was written before it: nothing left to force first
+            file.force(false);
+            long synced = System.nanoTime();
+            await().pollDelay(Duration.ofMillis(H2PreallocatedFilePath.FORCED_WITHIN_MILLIS + 20))
+                .until(() -> System.nanoTime() - synced > TimeUnit.MILLISECONDS.toNanos(
+                        H2PreallocatedFilePath.FORCED_WITHIN_MILLIS + 10));
+            file.write(ByteBuffer.wrap(new byte[BLOCK]), 3 * BLOCK);
+            assertThat(base.forces.get()).isEqualTo(2);
+        }
+    }
+
+    /** A file channel that counts its forces. */
+    private static final class CountingChannel extends FileChannel {
+
+        private final FileChannel channel;
+
+        final AtomicInteger forces = new AtomicInteger();
+
+        CountingChannel(FileChannel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public void force(boolean metaData) throws IOException {
+            this.forces.incrementAndGet();
+            this.channel.force(metaData);
+        }
+
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            return this.channel.read(dst);
+        }
+
+        @Override
+        public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+            return this.channel.read(dsts, offset, length);
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            return this.channel.write(src);
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+            return this.channel.write(srcs, offset, length);
+        }
+
+        @Override
+        public long position() throws IOException {
+            return this.channel.position();
+        }
+
+        @Override
+        public FileChannel position(long newPosition) throws IOException {
+            this.channel.position(newPosition);
+            return this;
+        }
+
+        @Override
+        public long size() throws IOException {
+            return this.channel.size();
+        }
+
+        @Override
+        public FileChannel truncate(long size) throws IOException {
+            this.channel.truncate(size);
+            return this;
+        }
+
+        @Override
+        public long transferTo(long position, long count, java.nio.channels.WritableByteChannel target)
+                throws IOException {
+            return this.channel.transferTo(position, count, target);
+        }
+
+        @Override
+        public long transferFrom(java.nio.channels.ReadableByteChannel src, long position, long count)
+                throws IOException {
+            return this.channel.transferFrom(src, position, count);
+        }
+
+        @Override
+        public int read(ByteBuffer dst, long position) throws IOException {
+            return this.channel.read(dst, position);
+        }
+
+        @Override
+        public int write(ByteBuffer src, long position) throws IOException {
+            return this.channel.write(src, position);
+        }
+
+        @Override
+        public java.nio.MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
+            return this.channel.map(mode, position, size);
+        }
+
+        @Override
+        public java.nio.channels.FileLock lock(long position, long size, boolean shared) throws IOException {
+            return this.channel.lock(position, size, shared);
+        }
+
+        @Override
+        public java.nio.channels.FileLock tryLock(long position, long size, boolean shared) throws IOException {
+            return this.channel.tryLock(position, size, shared);
+        }
+
+        @Override
+        protected void implCloseChannel() throws IOException {
+            this.channel.close();
+        }
+    }
+
     private String url(String name) {
         return H2Urls.durable(H2Urls.PREALLOCATED_FILE + this.directory.resolve(name) + ";FILE_LOCK=FS");
     }
