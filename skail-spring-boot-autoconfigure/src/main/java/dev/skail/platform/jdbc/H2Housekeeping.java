@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * does not have.
  * <p>
  * H2 writes each commit as a new chunk of its file and never changes a chunk afterwards; a chunk whose pages were all
- * written again later is dead, and its space is reused once it has been dead for the database's retention time. A
+ * written again later is dead, and its space is reused once the chunk is older than the database's retention time. A
  * chunk that keeps a few live pages (rows no later commit touched: the steps of executions that ended) stays, whole,
  * for ever, unless something rewrites those pages into a new chunk. H2 does that in its background writer, which the
  * store turns off ({@code WRITE_DELAY=0}: every commit is written before it returns). Without it the file grew by
@@ -29,16 +29,18 @@ import org.jspecify.annotations.Nullable;
  * writes the chunks' metadata with each commit): 230 µs a commit on a new file, 690 µs after 48,000 executions
  * (measured with a program of one thread committing such steps).
  * <p>
- * So once a second, when the store has committed anything since the last time, H2's {@link MVStore#compact(int, int)}
- * rewrites the live pages of the emptiest chunks (below {@link #TARGET_FILL_RATE} % live, at most
- * {@link #WRITE_LIMIT} bytes of them), and a sync makes that rewrite durable, shared with the commits waiting for
- * one. This is the rewrite H2's background writer makes, from one thread of the store's, on H2's own locks.
+ * So once a second, when the store has committed anything since the last time and the file holds less than
+ * {@link #TARGET_FILL_RATE} % live data, H2's {@link MVStore#compact(int, int)} rewrites the live pages of its emptiest
+ * chunks (at most {@link #WRITE_LIMIT} bytes of them), and a sync makes that rewrite durable, shared with the commits
+ * waiting for one. This is the rewrite H2's background writer makes, from one thread of the store's, on H2's own
+ * locks. The space of the chunks it empties is reused once H2's retention allows; see {@link H2PreallocatedFilePath}
+ * for why that is safe against a power loss.
  */
 final class H2Housekeeping implements AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(H2Housekeeping.class);
 
-    /** Chunks less full than this (live bytes in %) have their live pages written again. */
+    /** Below this share of live data in the file (%), the emptiest chunks have their live pages written again. */
     static final int TARGET_FILL_RATE = 50;
 
     /** At most this many bytes of pages are written again at a time. */
@@ -55,6 +57,9 @@ final class H2Housekeeping implements AutoCloseable {
     private long commitsSeen = -1;
 
     private volatile boolean disabled;
+
+    /** Whether the last round failed (its failure logged as a warning once). */
+    private boolean failed;
 
     /** Rounds run (each a compaction, or a look that found nothing committed since the last). */
     private final java.util.concurrent.atomic.AtomicLong rounds = new java.util.concurrent.atomic.AtomicLong();
@@ -74,20 +79,38 @@ final class H2Housekeeping implements AutoCloseable {
     }
 
     private void run() {
-        long commits = this.sync.commits();
         try {
+            long commits = this.sync.commits();
             if (!this.disabled && commits != this.commitsSeen) {
-                this.commitsSeen = commits;
                 compact();
+                // the compaction's own sync took a ticket: not a commit of the store's to compact after
+                this.commitsSeen = this.sync.commits();
             }
+            this.failed = false;
         }
-        catch (SQLException | RuntimeException ex) {
+        catch (LinkageError ex) {
+            disable(ex);
+        }
+        catch (Throwable ex) {
             // a closed or broken database: the store's own operations say so; the next round tries again
-            logger.debug("skail store: compacting the H2 file failed", ex);
+            if (!this.failed) {
+                logger.warn("skail store: compacting the H2 file failed (tried again every second): " + ex);
+            }
+            else {
+                logger.debug("skail store: compacting the H2 file failed again", ex);
+            }
+            this.failed = true;
         }
         finally {
             this.rounds.incrementAndGet();
         }
+    }
+
+    private void disable(LinkageError ex) {
+        // an H2 whose internals differ from the version skail was built with: the file is not compacted
+        this.disabled = true;
+        logger.warn("skail store: this H2 (" + org.h2.engine.Constants.FULL_VERSION + ") cannot be compacted while "
+                + "it runs: its file keeps the space of every chunk a live page is left in (" + ex + ")");
     }
 
     /** How many rounds have run since the store started. */
@@ -103,7 +126,11 @@ final class H2Housekeeping implements AutoCloseable {
         return compact(TARGET_FILL_RATE, WRITE_LIMIT);
     }
 
-    /** As {@link #compact()}, for chunks below {@code targetFillRate} % live, at most {@code writeLimit} bytes. */
+    /**
+     * As {@link #compact()}: when the file holds less than {@code targetFillRate} % live data, H2 writes again the live
+     * pages of its emptiest chunks, at most {@code writeLimit} bytes of them. H2 gives up when its store lock is busy
+     * for long (another round tries again).
+     */
     boolean compact(int targetFillRate, int writeLimit) throws SQLException {
         try (Connection connection = this.dataSource.getConnection()) {
             MVStore store = mvStore(connection);
@@ -118,26 +145,21 @@ final class H2Housekeeping implements AutoCloseable {
         }
     }
 
-    private @Nullable MVStore mvStore(Connection connection) throws SQLException {
-        try {
-            Session session = connection.unwrap(JdbcConnection.class).getSession();
-            if (!(session instanceof SessionLocal local) || local.getDatabase().getStore() == null) {
-                return null;
-            }
-            return local.getDatabase().getStore().getMvStore();
-        }
-        catch (LinkageError ex) {
-            // an H2 whose internals differ from the version skail was built with: the file is not compacted
-            this.disabled = true;
-            logger.warn("skail store: this H2 (" + org.h2.engine.Constants.FULL_VERSION + ") cannot be compacted "
-                    + "while it runs; its file grows until the application restarts (" + ex + ")");
+    private static @Nullable MVStore mvStore(Connection connection) throws SQLException {
+        Session session = connection.unwrap(JdbcConnection.class).getSession();
+        if (!(session instanceof SessionLocal local) || local.getDatabase().getStore() == null) {
             return null;
         }
+        return local.getDatabase().getStore().getMvStore();
     }
 
+    /**
+     * Stops the rounds: a round running ends first (not interrupted: an interrupt in H2's file I/O closes its file
+     * channel under the database).
+     */
     @Override
     public void close() {
-        this.scheduler.shutdownNow();
+        this.scheduler.shutdown();
         try {
             this.scheduler.awaitTermination(5, TimeUnit.SECONDS);
         }

@@ -42,20 +42,18 @@ final class H2JdbcCustomization extends JdbcCustomization {
     static final int MAX_LENGTH_INPLACE_LOB = 64 * 1024;
 
     /**
-     * How long H2 keeps a dead chunk of its file before it writes over its space, in milliseconds (H2's
-     * {@code RETENTION_TIME}; its default, 45 s, is for files nobody forces). The store's file is forced with every
-     * commit, and its file system forces any write left unforced {@link H2PreallocatedFilePath#FORCED_WITHIN_MILLIS}
-     * later, so a chunk that made another dead is on the device long before that one's space is reused. With 45 s, H2
-     * kept 45 s of commits in the file (1.3 GB after B's 23,000 executions) and wrote the metadata of all their
-     * chunks with each commit. Set only on a file through that file system ({@code jdbc:h2:skail:}, the default).
+     * How long after a chunk of its file was written H2 may write over its space once it holds nothing live, in
+     * milliseconds (H2's {@code RETENTION_TIME}; its default, 45 s, is for files nobody forces). Through the store's
+     * file system a write over space H2 wrote before first forces whatever is not forced yet (see
+     * {@link H2PreallocatedFilePath}), so the chunk that made another dead is on the device before that one's space
+     * is reused, whatever the retention. With 45 s, H2 kept the dead chunks of the last 45 s in the file (1.28 GB after
+     * B's 23,000 executions, with the compaction's rewrites) and the metadata of them all in memory. A persistent
+     * setting of the database: on a file through another URL, H2's default is set back.
      */
     static final int RETENTION_MILLIS = 1000;
 
-    static {
-        if (RETENTION_MILLIS < 10 * H2PreallocatedFilePath.FORCED_WITHIN_MILLIS) {
-            throw new IllegalStateException("the retention must leave a forced write a wide margin");
-        }
-    }
+    /** H2's default retention, for a file that is not written through the store's file system. */
+    static final int H2_DEFAULT_RETENTION_MILLIS = 45_000;
 
     /** H2's error code for a statement only an administrator may run. */
     private static final int ADMIN_RIGHTS_REQUIRED = 90040;
@@ -140,9 +138,10 @@ final class H2JdbcCustomization extends JdbcCustomization {
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("SET WRITE_DELAY 0");
                     statement.execute("SET MAX_LENGTH_INPLACE_LOB " + MAX_LENGTH_INPLACE_LOB);
-                    if (connection.getMetaData().getURL().toLowerCase(Locale.ROOT).startsWith(H2Urls.PREALLOCATED_FILE)) {
-                        statement.execute("SET RETENTION_TIME " + RETENTION_MILLIS);
-                    }
+                    boolean barrier = connection.getMetaData().getURL().toLowerCase(Locale.ROOT)
+                        .startsWith(H2Urls.PREALLOCATED_FILE);
+                    statement.execute("SET RETENTION_TIME "
+                            + (barrier ? RETENTION_MILLIS : H2_DEFAULT_RETENTION_MILLIS));
                 }
                 H2GroupSync.sync(connection);
             }

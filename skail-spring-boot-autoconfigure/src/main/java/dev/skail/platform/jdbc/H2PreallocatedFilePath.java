@@ -57,17 +57,6 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
 
     private static final H2PreallocatedFilePath INSTANCE = new H2PreallocatedFilePath();
 
-    /**
-     * How long a write H2 made may stay unforced before H2's next write forces it first, in milliseconds. H2 writes a
-     * new chunk over the space of a chunk that holds nothing live any more once that chunk has been dead for the
-     * database's retention time ({@link H2JdbcCustomization#RETENTION_MILLIS}); the chunk that made it dead must be
-     * on the device by then, or a power loss could leave the last durable version pointing at a chunk overwritten
-     * since. The store's group sync forces every commit within a sync's time (well under a millisecond here); this
-     * bound holds it when a sync is slow or stalls.
-     */
-    static final long FORCED_WITHIN_MILLIS = 100;
-
-    private static final long FORCED_WITHIN_NANOS = FORCED_WITHIN_MILLIS * 1_000_000;
 
     /** For H2, which creates one per path. */
     public H2PreallocatedFilePath() {
@@ -132,13 +121,23 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
         private final @Nullable Path directory;
 
         /**
-         * {@link System#nanoTime()} when the oldest of H2's writes not yet covered by a force began; 0 when every write
-         * is. Guarded by {@link #lock}.
+         * Whether H2 wrote anything that no force has covered yet. Guarded by {@link #lock}.
+         * <p>
+         * H2 writes a new chunk over the space of chunks that hold nothing live any more, and a chunk dies when a
+         * later one holds the last of its pages again: once it is older than the database's retention time, H2 may
+         * reuse its space a few commits after the chunk that made it dead, before that one is forced. A power loss
+         * then would leave the last durable version of the file pointing into space written over since. So a write
+         * over space H2 wrote before (not at the end) first forces what is not forced yet: the store's group sync
+         * forces every commit within a sync's time anyway, so this costs a force only when such a write comes while
+         * another commit waits for its sync.
          */
-        private long unforcedSince;
+        private boolean unforced;
 
         /** H2's writes so far, to tell whether one came during a force. Guarded by {@link #lock}. */
         private long writes;
+
+        /** Forces made before a write over space H2 wrote before. Guarded by {@link #lock}. */
+        private long barrierForces;
 
         PreallocatedFile(FileChannel base, String name, @Nullable Path directory) {
             this.base = base;
@@ -220,17 +219,15 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                         extend(end);
                     }
                 }
-                long started = System.nanoTime();
-                if (this.unforcedSince != 0 && started - this.unforcedSince > FORCED_WITHIN_NANOS) {
-                    // no write stays unforced longer than FORCED_WITHIN_MILLIS, whatever the syncs do
+                if (this.unforced && position < this.size) {
+                    // over space H2 wrote before: what made that space free must be on the device first
                     this.base.force(false);
-                    this.unforcedSince = 0;
+                    this.unforced = false;
+                    this.barrierForces++;
                 }
                 int written = this.base.write(src, position);
                 this.writes++;
-                if (this.unforcedSince == 0) {
-                    this.unforcedSince = started;
-                }
+                this.unforced = true;
                 if (position + written > this.size) {
                     this.size = position + written;
                 }
@@ -331,6 +328,12 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                     return;
                 }
                 if (newSize < this.size) {
+                    if (this.unforced) {
+                        // the space cut off held chunks that a chunk not forced yet made dead
+                        this.base.force(false);
+                        this.unforced = false;
+                        this.barrierForces++;
+                    }
                     this.base.truncate(newSize);
                     this.size = newSize;
                     this.allocated = newSize;
@@ -344,22 +347,23 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
          */
         @Override
         public void force(boolean metaData) throws IOException {
-            long started;
             long writesBefore;
             synchronized (this.lock) {
                 // H2's writes happen under the lock: every write counted now has ended, and this force covers it
-                started = System.nanoTime();
                 writesBefore = this.writes;
             }
             this.base.force(false);
             synchronized (this.lock) {
                 if (this.writes == writesBefore) {
-                    this.unforcedSince = 0;
+                    this.unforced = false;
                 }
-                else if (this.unforcedSince != 0 && this.unforcedSince < started) {
-                    // writes came during the force: the oldest unforced one began after it started
-                    this.unforcedSince = started;
-                }
+            }
+        }
+
+        /** How many forces a write over space H2 wrote before made first. */
+        long barrierForces() {
+            synchronized (this.lock) {
+                return this.barrierForces;
             }
         }
 

@@ -201,12 +201,16 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public void close() throws Exception {
         this.closed = true;
-        for (AutoCloseable listener : this.listeners) {
-            listener.close();
+        try {
+            for (AutoCloseable listener : this.listeners) {
+                listener.close();
+            }
         }
-        this.customization.close();
-        if (this.owned != null) {
-            this.owned.close();
+        finally {
+            this.customization.close();
+            if (this.owned != null) {
+                this.owned.close();
+            }
         }
     }
 
@@ -314,7 +318,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     /** Migrates under the database's lock for it, then, once, what the store does when it starts. */
     private Void migrateAndStart() throws SQLException {
         this.customization.migrating(this.dataSource, this::migrate);
-        if (this.started.compareAndSet(false, true)) {
+        if (!this.closed && this.started.compareAndSet(false, true)) {
             this.customization.started(this.dataSource);
         }
         return null;

@@ -28,7 +28,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The embedded store's file does not grow without bound: executions that ended and were deleted leave room that the
- * next ones use, and the steps kept of those still in the store are rewritten out of mostly dead chunks.
+ * next ones use, and the steps of those still running are rewritten out of mostly dead chunks.
  */
 class H2FileCompactionTests {
 
@@ -55,12 +55,7 @@ class H2FileCompactionTests {
 
     @Test
     void aStoreWhoseEndedExecutionsAreDeletedKeepsItsFileTheSameSizeRoundAfterRound() throws Exception {
-        this.dataSource = new HikariDataSource();
-        this.dataSource.setJdbcUrl(H2Urls.durable(H2Urls.PREALLOCATED_FILE + this.directory.resolve("skail")
-                + ";FILE_LOCK=FS"));
-        this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
-                new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), this.dataSource);
-        this.store.initialize();
+        openStore();
         H2Housekeeping housekeeping = ((H2JdbcCustomization) this.store.customization()).housekeeping();
         assertThat(housekeeping).as("the file is compacted while the store runs").isNotNull();
         Path file = this.directory.resolve("skail.mv.db");
@@ -76,18 +71,32 @@ class H2FileCompactionTests {
                 total += deleted;
             }
             while (deleted > 0);
-            assertThat(total).isEqualTo(EXECUTIONS_PER_ROUND);
+            assertThat(total).isEqualTo(EXECUTIONS_PER_ROUND - EXECUTIONS_PER_ROUND / 10);
             // two rounds of the housekeeping after the deletion: the chunks it emptied are past H2's retention
             long seen = housekeeping.rounds();
             await().atMost(Duration.ofSeconds(30)).until(() -> housekeeping.rounds() >= seen + 2);
             sizes.add(Files.size(file));
         }
-        // without compaction and with H2's 45 s retention, each round added its ~16 MB of chunks to the file
+        // without compaction and with H2's 45 s retention, each round added ~25 MB of chunks to the file (48 MB after
+        // the second, 122 MB after the fifth); compacted, it grows with the running executions' steps, and with
+        // chunks up to half dead (the compaction starts below half live)
         assertThat(sizes.get(4)).as("the file's size after each round: %s", sizes)
-            .isLessThanOrEqualTo(sizes.get(1) + sizes.get(1) / 4);
+            .isLessThan(2 * sizes.get(1));
     }
 
-    /** Orders of four threads, each created, claimed, given its steps (an amount, a time with an offset), ended. */
+    private void openStore() {
+        this.dataSource = new HikariDataSource();
+        this.dataSource.setJdbcUrl(H2Urls.durable(H2Urls.PREALLOCATED_FILE + this.directory.resolve("skail")
+                + ";FILE_LOCK=FS"));
+        this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
+                new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), this.dataSource);
+        this.store.initialize();
+    }
+
+    /**
+     * Orders of four threads, each created, claimed, given its steps (an amount, a time with an offset), and ended but
+     * one in ten.
+     */
     private void runOrders(int round) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(4);
         try {
@@ -127,6 +136,9 @@ class H2FileCompactionTests {
                     "{\"cobranca\":\"ch-" + taskId + "-" + position + "\",\"em\":\"" + at + "\"}", null,
                     "key-" + taskId + "-" + position, 1, 2_000, 2_001, null), null, 2_001, 600_000_000L);
         }
-        this.store.complete(lease, "{\"total\":" + amount.toPlainString() + "}", 2_002);
+        if (i % 10 != 0) {
+            // one in ten stays running: its steps stay, in chunks that the others' deletion leaves mostly dead
+            this.store.complete(lease, "{\"total\":" + amount.toPlainString() + "}", 2_002);
+        }
     }
 }

@@ -38,10 +38,15 @@ public final class H2StoreWriter {
                 while (true) {
                     try {
                         housekeeping.compact(90, 1024 * 1024);
-                        Thread.sleep(20);
                     }
                     catch (Exception ex) {
                         ex.printStackTrace();
+                    }
+                    try {
+                        Thread.sleep(20);
+                    }
+                    catch (InterruptedException ex) {
+                        return;
                     }
                 }
             }, "compactor");

@@ -49,7 +49,8 @@ class KilledStoreTests {
 
     /**
      * The same while the file is being compacted all the time (the store compacts once a second: here a thread of the
-     * writer rewrites every chunk less than 90 % live, 50 times a second, so that kills land in the middle of it). More rounds
+     * writer has H2 rewrite its emptiest chunks whenever the file is less than 90 % live, 50 times a second, so that
+     * kills land in the middle of it). More rounds
      * with {@code -Dskail.test.compaction-kills=N}.
      */
     @Test
