@@ -61,6 +61,16 @@ final class H2JdbcCustomization extends JdbcCustomization {
     /** Syncs the commits of a database file this process owns; {@code null} in memory or through a server. */
     private volatile @Nullable H2GroupSync groupSync;
 
+    /**
+     * Free space on the file system of the database file below which, once a write failed for want of space, the
+     * disk is still full: the file keeps free space of its own (dead chunks, the zeros ahead of its writes) where a
+     * probe's small write fits while an ordinary one does not.
+     */
+    static final long ROOM_BYTES = 256 * 1024;
+
+    /** The directory of a database file this process owns, once started; {@code null} otherwise. */
+    private volatile java.nio.file.@Nullable Path directory;
+
     /** Compacts a database file this process owns, once it has started. */
     private volatile @Nullable H2Housekeeping housekeeping;
 
@@ -154,6 +164,7 @@ final class H2JdbcCustomization extends JdbcCustomization {
                 }
                 throw ex;
             }
+            this.directory = directoryOf(connection.getMetaData().getURL());
             H2GroupSync sync = new H2GroupSync();
             this.groupSync = sync;
             H2Housekeeping compaction = new H2Housekeeping(dataSource, sync);
@@ -167,6 +178,41 @@ final class H2JdbcCustomization extends JdbcCustomization {
                             + "are taken back now");
                 }
             }
+        }
+    }
+
+    @Override
+    boolean hasRoom() {
+        java.nio.file.Path where = this.directory;
+        if (where == null) {
+            return true;
+        }
+        try {
+            return java.nio.file.Files.getFileStore(where).getUsableSpace() >= ROOM_BYTES;
+        }
+        catch (java.io.IOException | RuntimeException ex) {
+            return true;
+        }
+    }
+
+    /** The directory of an embedded file database's URL ({@code jdbc:h2:[skail:|file:]<path>;...}), or {@code null}. */
+    static java.nio.file.@Nullable Path directoryOf(String url) {
+        String database = url.substring("jdbc:h2:".length());
+        int settings = database.indexOf(';');
+        if (settings >= 0) {
+            database = database.substring(0, settings);
+        }
+        for (String scheme : new String[] { H2PreallocatedFilePath.SCHEME + ":", "file:", "nio:" }) {
+            if (database.regionMatches(true, 0, scheme, 0, scheme.length())) {
+                database = database.substring(scheme.length());
+            }
+        }
+        try {
+            java.nio.file.Path parent = java.nio.file.Path.of(database).toAbsolutePath().getParent();
+            return (parent != null && java.nio.file.Files.isDirectory(parent)) ? parent : null;
+        }
+        catch (RuntimeException ex) {
+            return null;
         }
     }
 

@@ -121,6 +121,14 @@ abstract class JdbcCustomization {
     void started(DataSource dataSource) throws SQLException {
     }
 
+    /**
+     * Whether the store's disk has room again after a write failed for want of it, as far as this store can tell
+     * without writing (an embedded file: its file system's free space); {@code true} when it cannot tell.
+     */
+    boolean hasRoom() {
+        return true;
+    }
+
     /** Stops what {@link #started} began, when the store closes (before its pool does). */
     void close() {
     }

@@ -267,7 +267,13 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         if (notReady != null) {
             throw new StoreUnavailableException("skail store is not ready: " + notReady, null);
         }
-        boolean diskWasFull = this.retry.diskFull() != null;
+        String diskFull = this.retry.diskFull();
+        boolean diskWasFull = diskFull != null;
+        if (diskWasFull && !this.customization.hasRoom()) {
+            // a small write may still fit in space the embedded file has free inside it; the disk has not got room
+            // back until its file system has
+            throw new StoreUnavailableException("skail store could not answer a probe: " + diskFull, null);
+        }
         this.retry.once("answer a probe", () -> {
             if (diskWasFull) {
                 return inTransaction((connection) -> update(connection, "UPDATE skail_schema SET version = version"));
