@@ -219,11 +219,9 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                         extend(end);
                     }
                 }
-                if (this.unforced && position < this.size) {
+                if (position < this.size) {
                     // over space H2 wrote before: what made that space free must be on the device first
-                    this.base.force(false);
-                    this.unforced = false;
-                    this.barrierForces++;
+                    forceFirst();
                 }
                 int written = this.base.write(src, position);
                 this.writes++;
@@ -328,12 +326,8 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                     return;
                 }
                 if (newSize < this.size) {
-                    if (this.unforced) {
-                        // the space cut off held chunks that a chunk not forced yet made dead
-                        this.base.force(false);
-                        this.unforced = false;
-                        this.barrierForces++;
-                    }
+                    // the space cut off held chunks that a chunk not forced yet may have made dead
+                    forceFirst();
                     this.base.truncate(newSize);
                     this.size = newSize;
                     this.allocated = newSize;
@@ -357,6 +351,15 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                 if (this.writes == writesBefore) {
                     this.unforced = false;
                 }
+            }
+        }
+
+        /** Forces what H2 wrote and no force has covered yet, if anything; under {@link #lock}. */
+        private void forceFirst() throws IOException {
+            if (this.unforced) {
+                this.base.force(false);
+                this.unforced = false;
+                this.barrierForces++;
             }
         }
 
