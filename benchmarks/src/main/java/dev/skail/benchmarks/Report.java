@@ -250,8 +250,10 @@ final class Report {
 
     private String perStep(String scenario) {
         if (has(scenario + ".syncs_per_step")) {
-            return String.format(Locale.ROOT, "; %.2f commits, %.2f syncs per step", num(scenario + ".commits_per_step"),
-                    num(scenario + ".syncs_per_step"));
+            String barrier = has(scenario + ".barrier_forces_per_step") ? String.format(Locale.ROOT,
+                    " (+ %.2f forces before space was written over)", num(scenario + ".barrier_forces_per_step")) : "";
+            return String.format(Locale.ROOT, "; %.2f commits, %.2f syncs per step%s",
+                    num(scenario + ".commits_per_step"), num(scenario + ".syncs_per_step"), barrier);
         }
         if (has(scenario + ".write_xacts_per_step")) {
             return String.format(Locale.ROOT, "; %.2f write transactions per step",

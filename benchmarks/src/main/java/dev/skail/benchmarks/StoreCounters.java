@@ -18,7 +18,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * The store's own count of its durable work, read around a measurement (outside the timed part).
  * <ul>
  * <li>Embedded H2: {@link JdbcExecutionStore#syncs()}, the commits that waited to be on the device before anyone was
- * told (every write of the store) and the syncs ({@code fsync}) that made them so.</li>
+ * told (every write of the store), the syncs ({@code fsync}) that made them so, and the forces the file made besides
+ * them, before H2 wrote over space it had written before.</li>
  * <li>PostgreSQL: write transactions, counted by the transaction ids the cluster handed out (PostgreSQL gives an id to
  * a transaction when it first writes, and only then; the next id is {@code pg_snapshot_xmax(pg_current_snapshot())}).
  * That counts every writing transaction of the whole cluster in the interval, so it may count more than skail's, never
@@ -96,6 +97,7 @@ abstract class StoreCounters implements AutoCloseable {
             Map<String, Long> counters = new LinkedHashMap<>();
             counters.put("commits", syncs.commits());
             counters.put("syncs", syncs.syncs());
+            counters.put("barrier_forces", syncs.barrierForces());
             return counters;
         }
 

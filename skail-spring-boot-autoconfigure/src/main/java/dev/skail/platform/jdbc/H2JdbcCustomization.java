@@ -71,6 +71,9 @@ final class H2JdbcCustomization extends JdbcCustomization {
     /** The directory of a database file this process owns, once started; {@code null} otherwise. */
     private volatile java.nio.file.@Nullable Path directory;
 
+    /** The database file this process owns, as H2 named it when it opened the file, once started. */
+    private volatile @Nullable String databaseFile;
+
     /** Compacts a database file this process owns, once it has started. */
     private volatile @Nullable H2Housekeeping housekeeping;
 
@@ -103,7 +106,12 @@ final class H2JdbcCustomization extends JdbcCustomization {
     @Override
     long @Nullable [] syncs() {
         H2GroupSync sync = this.groupSync;
-        return (sync != null) ? new long[] { sync.commits(), sync.syncs() } : null;
+        if (sync == null) {
+            return null;
+        }
+        String file = this.databaseFile;
+        long barrierForces = (file != null) ? H2PreallocatedFilePath.barrierForces(file) : 0;
+        return new long[] { sync.commits(), sync.syncs(), barrierForces };
     }
 
     @Override
@@ -164,7 +172,9 @@ final class H2JdbcCustomization extends JdbcCustomization {
                 }
                 throw ex;
             }
-            this.directory = directoryOf(connection.getMetaData().getURL());
+            String path = databasePath(connection);
+            this.directory = directoryOf(path);
+            this.databaseFile = (path != null) ? path + org.h2.engine.Constants.SUFFIX_MV_FILE : null;
             H2GroupSync sync = new H2GroupSync();
             this.groupSync = sync;
             H2Housekeeping compaction = new H2Housekeeping(dataSource, sync);
@@ -195,20 +205,24 @@ final class H2JdbcCustomization extends JdbcCustomization {
         }
     }
 
-    /** The directory of an embedded file database's URL ({@code jdbc:h2:[skail:|file:]<path>;...}), or {@code null}. */
-    static java.nio.file.@Nullable Path directoryOf(String url) {
-        String database = url.substring("jdbc:h2:".length());
-        int settings = database.indexOf(';');
-        if (settings >= 0) {
-            database = database.substring(0, settings);
+    /**
+     * The database's path as H2 names it ({@code SELECT DATABASE_PATH()}: {@code skail:/dir/skail} through the
+     * store's file system, {@code /dir/skail} for a plain file), or {@code null} for a database that has none.
+     */
+    static @Nullable String databasePath(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                java.sql.ResultSet rs = statement.executeQuery("SELECT DATABASE_PATH()")) {
+            return rs.next() ? rs.getString(1) : null;
         }
-        for (String scheme : new String[] { H2PreallocatedFilePath.SCHEME + ":", "file:", "nio:" }) {
-            if (database.regionMatches(true, 0, scheme, 0, scheme.length())) {
-                database = database.substring(scheme.length());
-            }
+    }
+
+    /** The directory a database of that path (as {@link #databasePath} gives it) is in, or {@code null}. */
+    static java.nio.file.@Nullable Path directoryOf(@Nullable String databasePath) {
+        if (databasePath == null) {
+            return null;
         }
         try {
-            java.nio.file.Path parent = java.nio.file.Path.of(database).toAbsolutePath().getParent();
+            java.nio.file.Path parent = H2PreallocatedFilePath.directoryOf(org.h2.store.fs.FilePath.get(databasePath));
             return (parent != null && java.nio.file.Files.isDirectory(parent)) ? parent : null;
         }
         catch (RuntimeException ex) {

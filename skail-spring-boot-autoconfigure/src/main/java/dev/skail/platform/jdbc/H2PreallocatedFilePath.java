@@ -6,6 +6,8 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 import org.h2.store.fs.FileBaseDefault;
 import org.h2.store.fs.FilePath;
@@ -57,13 +59,25 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
 
     private static final H2PreallocatedFilePath INSTANCE = new H2PreallocatedFilePath();
 
+    /** The files this process owns now (their lock held), by the name H2 opened them with. */
+    private static final ConcurrentMap<String, PreallocatedFile> OWNED = new ConcurrentHashMap<>();
+
 
     /** For H2, which creates one per path. */
     public H2PreallocatedFilePath() {
     }
 
+    /**
+     * How many forces the file H2 opened as {@code fileName} (a name of this scheme) made before H2 wrote over space
+     * it had written before, while this process owns it; {@code 0} for any other file.
+     */
+    static long barrierForces(String fileName) {
+        PreallocatedFile file = OWNED.get(fileName);
+        return (file != null) ? file.barrierForces() : 0;
+    }
+
     /** The directory a file on the local disk is in, or {@code null} (another of H2's file systems beneath). */
-    private static @Nullable Path directoryOf(FilePath file) {
+    static @Nullable Path directoryOf(FilePath file) {
         try {
             FilePath parent = file.unwrap().getParent();
             return (parent != null) ? Path.of(parent.toString()).toAbsolutePath() : null;
@@ -386,6 +400,7 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                     this.size = endOfData(this.base, this.allocated);
                     this.owner = true;
                 }
+                OWNED.put(this.name, this);
                 if (this.allocated == 0) {
                     forceDirectory();
                 }
@@ -426,6 +441,7 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                 }
                 awaitFill();
                 this.owner = false;
+                OWNED.remove(this.name, this);
                 if (this.base.isOpen() && this.base.size() > this.size) {
                     this.base.truncate(this.size);
                 }

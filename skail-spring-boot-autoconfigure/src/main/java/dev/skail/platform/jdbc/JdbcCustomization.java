@@ -102,8 +102,9 @@ abstract class JdbcCustomization {
     }
 
     /**
-     * How many commits waited to be durable, and how many syncs to disk made them so, or {@code null} when the
-     * database makes its commits durable itself.
+     * How many commits waited to be durable, how many syncs to disk made them so, and how many more forces to disk
+     * the file made before its space was written over, or {@code null} when the database makes its commits durable
+     * itself.
      */
     long @org.jspecify.annotations.Nullable [] syncs() {
         return null;

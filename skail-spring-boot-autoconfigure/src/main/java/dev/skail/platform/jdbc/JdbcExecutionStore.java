@@ -174,7 +174,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }
         GroupCommit group = this.groupCommit;
         long[] grouped = (group != null) ? group.counts() : new long[] { 0, 0 };
-        return Optional.of(new Syncs(counts[0], counts[1], counts[0] + grouped[0] - grouped[1]));
+        return Optional.of(new Syncs(counts[0], counts[1], counts[0] + grouped[0] - grouped[1], counts[2]));
     }
 
     /**
@@ -183,8 +183,12 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * @param syncs the syncs to the device that made them so (fewer than the commits when many write at once)
      * @param writes the writes those commits carried (more than the commits when the writes of several executions
      * shared one: group commit)
+     * @param barrierForces the forces to the device made, besides the syncs, before H2 wrote over space of its file
+     * that it had written before (H2 reuses the space of chunks it no longer needs; what made that space free must be
+     * on the device before it is written over, see {@code docs/performance.md}); each forces earlier what the next
+     * sync would have forced
      */
-    public record Syncs(long commits, long syncs, long writes) {
+    public record Syncs(long commits, long syncs, long writes, long barrierForces) {
     }
 
     /** How many writes wait for the group commit in progress to end (none where writes are not grouped). */

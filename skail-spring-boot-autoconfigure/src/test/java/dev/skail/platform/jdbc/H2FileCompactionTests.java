@@ -82,6 +82,12 @@ class H2FileCompactionTests {
         // chunks up to half dead (the compaction starts below half live)
         assertThat(sizes.get(4)).as("the file's size after each round: %s", sizes)
             .isLessThan(2 * sizes.get(1));
+        // H2 wrote its later chunks over the space of dead ones: the file forced what was not forced yet before each
+        // such write that found something unforced (at least the header H2 writes after a chunk put in a hole), and
+        // the store counts those forces besides its syncs
+        JdbcExecutionStore.Syncs syncs = this.store.syncs().orElseThrow();
+        assertThat(syncs.barrierForces()).as("forces before space was written over, with %s", syncs).isPositive();
+        assertThat(syncs.barrierForces()).isLessThan(syncs.syncs());
     }
 
     private void openStore() {
