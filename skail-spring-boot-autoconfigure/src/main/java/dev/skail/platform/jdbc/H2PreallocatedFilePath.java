@@ -135,23 +135,40 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
         private final @Nullable Path directory;
 
         /**
-         * Whether H2 wrote anything that no force has covered yet. Guarded by {@link #lock}.
+         * H2's writes so far, numbered from 1: a force covers every write numbered up to the count when it began.
+         * Guarded by {@link #lock}.
          * <p>
          * H2 writes a new chunk over the space of chunks that hold nothing live any more, and a chunk dies when a
          * later one holds the last of its pages again: once it is older than the database's retention time, H2 may
          * reuse its space a few commits after the chunk that made it dead, before that one is forced. A power loss
          * then would leave the last durable version of the file pointing into space written over since. So a write
-         * over space H2 wrote before (not at the end) first forces what is not forced yet: the store's group sync
+         * over space H2 wrote before (not at the end) first has every earlier write forced: the store's group sync
          * forces every commit within a sync's time anyway, so this costs a force only when such a write comes while
-         * another commit waits for its sync.
+         * another commit waits for its sync (or right after a chunk, for the header H2 writes at the start of the
+         * file when the chunk went into a hole: the header must never be on the device before its chunk).
          */
-        private boolean unforced;
-
-        /** H2's writes so far, to tell whether one came during a force. Guarded by {@link #lock}. */
         private long writes;
+
+        /** Every write numbered up to this one is on the device. Guarded by {@link #lock}. */
+        private long forcedThrough;
+
+        /** Forces running now (outside the lock). Guarded by {@link #lock}. */
+        private int forcesRunning;
+
+        /**
+         * The writes the forces running now cover, the most of them: up to this one; meaningless when none runs.
+         * Guarded by {@link #lock}.
+         */
+        private long forcingThrough;
 
         /** Forces made before a write over space H2 wrote before. Guarded by {@link #lock}. */
         private long barrierForces;
+
+        /**
+         * Writes over space H2 wrote before that waited for a force already running (which covered every earlier
+         * write) instead of making one. Guarded by {@link #lock}.
+         */
+        private long barrierWaits;
 
         PreallocatedFile(FileChannel base, String name, @Nullable Path directory) {
             this.base = base;
@@ -239,7 +256,6 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                 }
                 int written = this.base.write(src, position);
                 this.writes++;
-                this.unforced = true;
                 if (position + written > this.size) {
                     this.size = position + written;
                 }
@@ -355,25 +371,63 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
          */
         @Override
         public void force(boolean metaData) throws IOException {
-            long writesBefore;
+            long through;
             synchronized (this.lock) {
                 // H2's writes happen under the lock: every write counted now has ended, and this force covers it
-                writesBefore = this.writes;
+                through = this.writes;
+                this.forcingThrough = (this.forcesRunning == 0) ? through : Math.max(this.forcingThrough, through);
+                this.forcesRunning++;
             }
-            this.base.force(false);
-            synchronized (this.lock) {
-                if (this.writes == writesBefore) {
-                    this.unforced = false;
+            boolean forced = false;
+            try {
+                this.base.force(false);
+                forced = true;
+            }
+            finally {
+                synchronized (this.lock) {
+                    if (forced) {
+                        this.forcedThrough = Math.max(this.forcedThrough, through);
+                    }
+                    this.forcesRunning--;
+                    this.lock.notifyAll();
                 }
             }
         }
 
-        /** Forces what H2 wrote and no force has covered yet, if anything; under {@link #lock}. */
+        /**
+         * Has every write so far on the device, under {@link #lock}: nothing to do when it is; waits for a force
+         * running now when that one covers every write (a sync's, which H2 runs outside its store lock), and forces
+         * otherwise (also when the force waited for fails). An interrupt does not end the wait: H2's write must go on.
+         */
         private void forceFirst() throws IOException {
-            if (this.unforced) {
-                this.base.force(false);
-                this.unforced = false;
-                this.barrierForces++;
+            boolean waited = false;
+            boolean interrupted = false;
+            try {
+                while (this.forcedThrough < this.writes) {
+                    if (this.forcesRunning > 0 && this.forcingThrough >= this.writes) {
+                        waited = true;
+                        try {
+                            this.lock.wait();
+                        }
+                        catch (InterruptedException ex) {
+                            interrupted = true;
+                        }
+                        continue;
+                    }
+                    long through = this.writes;
+                    this.base.force(false);
+                    this.forcedThrough = Math.max(this.forcedThrough, through);
+                    this.barrierForces++;
+                    return;
+                }
+                if (waited) {
+                    this.barrierWaits++;
+                }
+            }
+            finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
 
@@ -381,6 +435,13 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
         long barrierForces() {
             synchronized (this.lock) {
                 return this.barrierForces;
+            }
+        }
+
+        /** How many writes over space H2 wrote before waited for a force already running instead. */
+        long barrierWaits() {
+            synchronized (this.lock) {
+                return this.barrierWaits;
             }
         }
 

@@ -18,6 +18,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -254,20 +258,101 @@ class H2PreallocatedFilePathTests {
         }
     }
 
-    /** A file channel that counts its forces. */
+    /**
+     * A sync's force runs outside H2's store lock while H2 goes on writing. A write over written space that comes
+     * while that force runs, with every earlier write covered by it, waits for it to end instead of forcing the same
+     * data again; one that finds a write the running force does not cover forces itself.
+     */
+    @Test
+    void aWriteOverWrittenSpaceWaitsForTheForceRunningWhenThatCoversEveryEarlierWrite() throws Exception {
+        Path path = this.directory.resolve("waits.mv.db");
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try (CountingChannel base = new CountingChannel(FileChannel.open(path, StandardOpenOption.CREATE,
+                StandardOpenOption.READ, StandardOpenOption.WRITE));
+                H2PreallocatedFilePath.PreallocatedFile file = new H2PreallocatedFilePath.PreallocatedFile(base,
+                        path.toString(), null)) {
+            assertThat(file.tryLock(0, Long.MAX_VALUE, false)).isNotNull();
+            file.write(ByteBuffer.wrap(new byte[BLOCK]), 0);
+            file.write(ByteBuffer.wrap(new byte[BLOCK]), BLOCK);
+            CountDownLatch release = base.holdNextForce();
+            Future<?> sync = threads.submit(() -> {
+                file.force(false);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> base.forces.get() == 1);
+
+            // covered by the running force: the write waits for it
+            Thread[] writer = new Thread[1];
+            Future<?> over = threads.submit(() -> {
+                writer[0] = Thread.currentThread();
+                file.write(ByteBuffer.wrap(new byte[BLOCK]), 0);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> writer[0] != null && writer[0].getState() == Thread.State.WAITING);
+            assertThat(over).isNotDone();
+            release.countDown();
+            sync.get(10, TimeUnit.SECONDS);
+            over.get(10, TimeUnit.SECONDS);
+            assertThat(base.forces.get()).as("the sync's force served the write over written space").isEqualTo(1);
+            assertThat(file.barrierWaits()).isEqualTo(1);
+            assertThat(file.barrierForces()).isZero();
+
+            // a write at the end after the force began is not covered by it: the next write over space forces
+            CountDownLatch second = base.holdNextForce();
+            Future<?> nextSync = threads.submit(() -> {
+                file.force(false);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> base.forces.get() == 2);
+            file.write(ByteBuffer.wrap(new byte[BLOCK]), 2 * BLOCK);
+            file.write(ByteBuffer.wrap(new byte[BLOCK]), BLOCK);
+            assertThat(base.forces.get()).as("a force of its own, while the sync's still runs").isEqualTo(3);
+            assertThat(file.barrierForces()).isEqualTo(1);
+            second.countDown();
+            nextSync.get(10, TimeUnit.SECONDS);
+        }
+        finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** A file channel that counts its forces, and can hold the next one until released. */
     private static final class CountingChannel extends FileChannel {
 
         private final FileChannel channel;
 
         final AtomicInteger forces = new AtomicInteger();
 
+        private final java.util.concurrent.atomic.AtomicReference<CountDownLatch> hold =
+                new java.util.concurrent.atomic.AtomicReference<>();
+
         CountingChannel(FileChannel channel) {
             this.channel = channel;
+        }
+
+        /** The next force waits, once counted, until the latch returned is counted down. */
+        CountDownLatch holdNextForce() {
+            CountDownLatch latch = new CountDownLatch(1);
+            this.hold.set(latch);
+            return latch;
         }
 
         @Override
         public void force(boolean metaData) throws IOException {
             this.forces.incrementAndGet();
+            CountDownLatch latch = this.hold.getAndSet(null);
+            if (latch != null) {
+                try {
+                    if (!latch.await(30, TimeUnit.SECONDS)) {
+                        throw new IOException("the held force was never released");
+                    }
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException(ex);
+                }
+            }
             this.channel.force(metaData);
         }
 
