@@ -12,7 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,17 +38,12 @@ class H2FileCompactionTests {
     @TempDir
     Path directory;
 
-    private HikariDataSource dataSource;
-
     private JdbcExecutionStore store;
 
     @AfterEach
     void close() throws Exception {
         if (this.store != null) {
             this.store.close();
-        }
-        if (this.dataSource != null) {
-            this.dataSource.close();
         }
     }
 
@@ -91,12 +85,7 @@ class H2FileCompactionTests {
     }
 
     private void openStore() {
-        this.dataSource = new HikariDataSource();
-        this.dataSource.setJdbcUrl(H2Urls.durable(H2Urls.PREALLOCATED_FILE + this.directory.resolve("skail")
-                + ";FILE_LOCK=FS"));
-        this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
-                new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), this.dataSource);
-        this.store.initialize();
+        this.store = H2TestStore.openFile(this.directory.resolve("skail"), 10);
     }
 
     /**

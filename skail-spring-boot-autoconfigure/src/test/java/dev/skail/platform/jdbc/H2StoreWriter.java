@@ -1,10 +1,8 @@
 package dev.skail.platform.jdbc;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
-import com.zaxxer.hikari.HikariDataSource;
 
 import dev.skail.ExecutionStatus;
 import dev.skail.platform.ExecutionRow;
@@ -24,16 +22,13 @@ public final class H2StoreWriter {
     }
 
     public static void main(String[] args) throws Exception {
-        HikariDataSource dataSource = new HikariDataSource();
-        dataSource.setJdbcUrl(H2Urls.durable(args[0]));
-        dataSource.setMaximumPoolSize(16);
-        JdbcExecutionStore store = new JdbcExecutionStore(dataSource, SqlDialect.H2,
-                new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), dataSource);
-        store.initialize();
+        JdbcExecutionStore store = H2TestStore.openUrl(args[0], 16);
         int first = Integer.parseInt(args[1]);
         int threads = Integer.parseInt(args[2]);
         if (args.length > 3 && Boolean.parseBoolean(args[3])) {
-            H2Housekeeping housekeeping = new H2Housekeeping(dataSource, new H2GroupSync());
+            // the store's own compaction, far more often and more of it than it does by itself
+            H2Housekeeping housekeeping = java.util.Objects.requireNonNull(
+                    ((H2JdbcCustomization) store.customization()).housekeeping());
             Thread compactor = new Thread(() -> {
                 while (true) {
                     try {

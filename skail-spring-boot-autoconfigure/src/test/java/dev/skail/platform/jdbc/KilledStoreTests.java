@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -115,11 +114,7 @@ class KilledStoreTests {
                 }
                 connection.rollback();
             }
-            HikariDataSource dataSource = new HikariDataSource();
-            dataSource.setJdbcUrl(H2Urls.durable(url));
-            try (JdbcExecutionStore store = new JdbcExecutionStore(dataSource, SqlDialect.H2,
-                    new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), dataSource)) {
-                store.initialize();
+            try (JdbcExecutionStore store = H2TestStore.openUrl(url, 10)) {
                 for (String taskId : acknowledged) {
                     assertThat(store.history(taskId)).as(taskId).hasValueSatisfying(
                             (history) -> assertThat(history.steps()).hasSize(1));
