@@ -31,14 +31,17 @@ final class CommitFloor {
      */
     static String h2(Path directory) throws SQLException {
         // whatever H2 leaves unwritten at the commit, CHECKPOINT SYNC writes and forces
-        String store = H2Urls.durable(H2Urls.PREALLOCATED_FILE + directory.toAbsolutePath() + "/%s;FILE_LOCK=FS");
-        String plain = "jdbc:h2:file:" + directory.toAbsolutePath() + "/%s;FILE_LOCK=FS;WRITE_DELAY=0";
+        java.util.function.Function<String, String> store = (name) -> H2Urls.durable(H2Urls.PREALLOCATED_FILE
+                + directory.toAbsolutePath().resolve(name) + ";FILE_LOCK=FS");
+        java.util.function.Function<String, String> plain = (name) -> "jdbc:h2:file:"
+                + directory.toAbsolutePath().resolve(name) + ";FILE_LOCK=FS;WRITE_DELAY=0";
         // each kind once on a file of its own first, so that neither is measured while the JIT compiles H2's commit
-        // (measured second without it, the plain file looked a fifth cheaper than the store's)
-        measureIn(store.formatted("floor-warm"));
-        measureIn(plain.formatted("plain-warm"));
-        return measureIn(store.formatted("floor")) + " (INSERT, commit, CHECKPOINT SYNC; the same with a plain "
-                + "jdbc:h2:file: URL: " + measureIn(plain.formatted("plain")) + ")";
+        // (measured first and cold, the store's file looked slower than the plain one: 0.43 against 0.34 ms; warm,
+        // 0.26 against 0.43 ms)
+        measureIn(store.apply("floor-warm"));
+        measureIn(plain.apply("plain-warm"));
+        return measureIn(store.apply("floor")) + " (INSERT, commit, CHECKPOINT SYNC; the same with a plain "
+                + "jdbc:h2:file: URL: " + measureIn(plain.apply("plain")) + ")";
     }
 
     private static String measureIn(String url) throws SQLException {

@@ -236,33 +236,100 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
             if (!this.owner) {
                 return this.base.write(src, position);
             }
-            synchronized (this.lock) {
-                if (!this.owner) {
-                    return this.base.write(src, position);
-                }
-                long end = position + src.remaining();
-                while (end > this.allocated) {
-                    if (this.filling) {
-                        // the next extent is being written: H2's write goes there once it is
-                        awaitFill();
+            boolean interrupted = false;
+            try {
+                synchronized (this.lock) {
+                    long end = position + src.remaining();
+                    Barrier barrier = new Barrier();
+                    // a wait lets go of the lock: everything is looked at again after one
+                    while (true) {
+                        if (!this.owner) {
+                            return this.base.write(src, position);
+                        }
+                        if (end > this.allocated) {
+                            if (this.filling) {
+                                // the next extent is being written: H2's write goes there once it is
+                                interrupted |= waitOnLock();
+                            }
+                            else {
+                                extend(end);
+                            }
+                        }
+                        else if (position < this.size && this.forcedThrough < this.writes) {
+                            // over space H2 wrote before: every earlier write must be on the device first
+                            interrupted |= barrier.step();
+                        }
+                        else {
+                            break;
+                        }
                     }
-                    else {
-                        extend(end);
+                    barrier.done();
+                    // an interrupt during a wait is kept for after the write: set now, it would close the file
+                    int written = this.base.write(src, position);
+                    this.writes++;
+                    if (position + written > this.size) {
+                        this.size = position + written;
                     }
+                    if (!this.filling && this.allocated - this.size < AHEAD) {
+                        fillAhead();
+                    }
+                    return written;
                 }
-                if (position < this.size) {
-                    // over space H2 wrote before: what made that space free must be on the device first
-                    forceFirst();
+            }
+            finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
                 }
-                int written = this.base.write(src, position);
-                this.writes++;
-                if (position + written > this.size) {
-                    this.size = position + written;
+            }
+        }
+
+        /**
+         * Waits on {@link #lock} (held) once: for the extent being written ahead, or a force running; an interrupt does
+         * not end the wait for good (the caller looks again).
+         * @return whether the thread was interrupted meanwhile (its flag cleared, for the caller to set again once its
+         * I/O is done: H2's write must go on, and an interrupted thread's I/O would close the file)
+         */
+        private boolean waitOnLock() {
+            try {
+                this.lock.wait();
+                return false;
+            }
+            catch (InterruptedException ex) {
+                return true;
+            }
+        }
+
+        /**
+         * The steps to every earlier write on the device, for one write or truncation, under {@link #lock}: a wait
+         * for a force running now when that one covers every write (a sync's, which H2 runs outside its store lock),
+         * a force of its own otherwise (also once the force waited for failed).
+         */
+        private final class Barrier {
+
+            private boolean waited;
+
+            private boolean forced;
+
+            /** One step; the caller looks again at whether every earlier write is forced. */
+            boolean step() throws IOException {
+                PreallocatedFile file = PreallocatedFile.this;
+                if (file.forcesRunning > 0 && file.forcingThrough >= file.writes) {
+                    this.waited = true;
+                    return file.waitOnLock();
                 }
-                if (!this.filling && this.allocated - this.size < AHEAD) {
-                    fillAhead();
+                long through = file.writes;
+                file.base.force(false);
+                file.forcedThrough = Math.max(file.forcedThrough, through);
+                file.barrierForces++;
+                this.forced = true;
+                return false;
+            }
+
+            /** Counts a barrier served by another's force alone. */
+            void done() {
+                if (this.waited && !this.forced) {
+                    PreallocatedFile.this.barrierWaits++;
                 }
-                return written;
             }
         }
 
@@ -314,22 +381,6 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
             }
         }
 
-        /** Waits for the extent being written ahead; an interrupt does not end the wait (H2's write must go on). */
-        private void awaitFill() {
-            boolean interrupted = false;
-            while (this.filling) {
-                try {
-                    this.lock.wait();
-                }
-                catch (InterruptedException ex) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
         private void writeZeros(long from, long to) throws IOException {
             long position = from;
             while (position < to) {
@@ -347,20 +398,40 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                 }
                 return;
             }
-            synchronized (this.lock) {
-                awaitFill();
-                if (!this.owner) {
-                    if (newSize < this.base.size()) {
-                        this.base.truncate(newSize);
+            boolean interrupted = false;
+            try {
+                synchronized (this.lock) {
+                    Barrier barrier = new Barrier();
+                    while (true) {
+                        if (this.filling) {
+                            interrupted |= waitOnLock();
+                        }
+                        else if (!this.owner) {
+                            if (newSize < this.base.size()) {
+                                this.base.truncate(newSize);
+                            }
+                            return;
+                        }
+                        else if (newSize >= this.size) {
+                            return;
+                        }
+                        else if (this.forcedThrough < this.writes) {
+                            // the space cut off held chunks that a chunk not forced yet may have made dead
+                            interrupted |= barrier.step();
+                        }
+                        else {
+                            break;
+                        }
                     }
-                    return;
-                }
-                if (newSize < this.size) {
-                    // the space cut off held chunks that a chunk not forced yet may have made dead
-                    forceFirst();
+                    barrier.done();
                     this.base.truncate(newSize);
                     this.size = newSize;
                     this.allocated = newSize;
+                }
+            }
+            finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
                 }
             }
         }
@@ -390,43 +461,6 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
                     }
                     this.forcesRunning--;
                     this.lock.notifyAll();
-                }
-            }
-        }
-
-        /**
-         * Has every write so far on the device, under {@link #lock}: nothing to do when it is; waits for a force
-         * running now when that one covers every write (a sync's, which H2 runs outside its store lock), and forces
-         * otherwise (also when the force waited for fails). An interrupt does not end the wait: H2's write must go on.
-         */
-        private void forceFirst() throws IOException {
-            boolean waited = false;
-            boolean interrupted = false;
-            try {
-                while (this.forcedThrough < this.writes) {
-                    if (this.forcesRunning > 0 && this.forcingThrough >= this.writes) {
-                        waited = true;
-                        try {
-                            this.lock.wait();
-                        }
-                        catch (InterruptedException ex) {
-                            interrupted = true;
-                        }
-                        continue;
-                    }
-                    long through = this.writes;
-                    this.base.force(false);
-                    this.forcedThrough = Math.max(this.forcedThrough, through);
-                    this.barrierForces++;
-                    return;
-                }
-                if (waited) {
-                    this.barrierWaits++;
-                }
-            }
-            finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
                 }
             }
         }
@@ -496,17 +530,27 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
          * released.
          */
         private void disown() throws IOException {
-            synchronized (this.lock) {
-                if (!this.owner) {
-                    return;
+            boolean interrupted = false;
+            try {
+                synchronized (this.lock) {
+                    while (this.filling) {
+                        interrupted |= waitOnLock();
+                    }
+                    if (!this.owner) {
+                        return;
+                    }
+                    this.owner = false;
+                    OWNED.remove(this.name, this);
+                    if (this.base.isOpen() && this.base.size() > this.size) {
+                        this.base.truncate(this.size);
+                    }
+                    this.allocated = this.size;
                 }
-                awaitFill();
-                this.owner = false;
-                OWNED.remove(this.name, this);
-                if (this.base.isOpen() && this.base.size() > this.size) {
-                    this.base.truncate(this.size);
+            }
+            finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
                 }
-                this.allocated = this.size;
             }
         }
 

@@ -66,9 +66,11 @@ class H2FileCompactionTests {
             }
             while (deleted > 0);
             assertThat(total).isEqualTo(EXECUTIONS_PER_ROUND - EXECUTIONS_PER_ROUND / 10);
-            // two rounds of the housekeeping after the deletion: the chunks it emptied are past H2's retention
+            // rounds of the housekeeping after the deletion until the chunks it emptied are past H2's retention, and
+            // two more
             long seen = housekeeping.rounds();
-            await().atMost(Duration.ofSeconds(30)).until(() -> housekeeping.rounds() >= seen + 2);
+            long rounds = 2 + H2JdbcCustomization.RETENTION_MILLIS / H2Housekeeping.PERIOD_MILLIS;
+            await().atMost(Duration.ofSeconds(30)).until(() -> housekeeping.rounds() >= seen + rounds);
             sizes.add(Files.size(file));
         }
         // without compaction and with H2's 45 s retention, each round added ~25 MB of chunks to the file (48 MB after
@@ -81,7 +83,6 @@ class H2FileCompactionTests {
         // the store counts those forces besides its syncs
         JdbcExecutionStore.Syncs syncs = this.store.syncs().orElseThrow();
         assertThat(syncs.barrierForces()).as("forces before space was written over, with %s", syncs).isPositive();
-        assertThat(syncs.barrierForces()).isLessThan(syncs.syncs());
     }
 
     private void openStore() {

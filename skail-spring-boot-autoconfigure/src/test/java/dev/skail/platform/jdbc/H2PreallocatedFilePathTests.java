@@ -282,14 +282,14 @@ class H2PreallocatedFilePathTests {
             await().atMost(Duration.ofSeconds(10)).until(() -> base.forces.get() == 1);
 
             // covered by the running force: the write waits for it
-            Thread[] writer = new Thread[1];
+            java.util.concurrent.atomic.AtomicReference<Thread> writer = new java.util.concurrent.atomic.AtomicReference<>();
             Future<?> over = threads.submit(() -> {
-                writer[0] = Thread.currentThread();
+                writer.set(Thread.currentThread());
                 file.write(ByteBuffer.wrap(new byte[BLOCK]), 0);
                 return null;
             });
             await().atMost(Duration.ofSeconds(10))
-                .until(() -> writer[0] != null && writer[0].getState() == Thread.State.WAITING);
+                .until(() -> writer.get() != null && writer.get().getState() == Thread.State.WAITING);
             assertThat(over).isNotDone();
             release.countDown();
             sync.get(10, TimeUnit.SECONDS);
