@@ -317,6 +317,54 @@ class H2PreallocatedFilePathTests {
         }
     }
 
+    /**
+     * A write that waits for a running force lets go of the file's state meanwhile: if the file's lock is released
+     * then (H2 closing the store), the write goes to the file as it is, and nothing is written ahead of it any more.
+     */
+    @Test
+    void aWriteThatWaitedForAForceWhileTheLockWasReleasedLeavesTheFileAsWritten() throws Exception {
+        Path path = this.directory.resolve("released.mv.db");
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try (CountingChannel base = new CountingChannel(FileChannel.open(path, StandardOpenOption.CREATE,
+                StandardOpenOption.READ, StandardOpenOption.WRITE));
+                H2PreallocatedFilePath.PreallocatedFile file = new H2PreallocatedFilePath.PreallocatedFile(base,
+                        path.toString(), null)) {
+            java.nio.channels.FileLock lock = file.tryLock(0, Long.MAX_VALUE, false);
+            assertThat(lock).isNotNull();
+            file.write(ByteBuffer.wrap(new byte[BLOCK]), 0);
+            file.write(ByteBuffer.wrap(new byte[BLOCK]), BLOCK);
+            CountDownLatch release = base.holdNextForce();
+            Future<?> sync = threads.submit(() -> {
+                file.force(false);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> base.forces.get() == 1);
+            java.util.concurrent.atomic.AtomicReference<Thread> writer = new java.util.concurrent.atomic.AtomicReference<>();
+            byte[] header = new byte[BLOCK];
+            header[0] = 7;
+            Future<?> over = threads.submit(() -> {
+                writer.set(Thread.currentThread());
+                file.write(ByteBuffer.wrap(header), 0);
+                return null;
+            });
+            await().atMost(Duration.ofSeconds(10))
+                .until(() -> writer.get() != null && writer.get().getState() == Thread.State.WAITING);
+            lock.release();
+            assertThat(Files.size(path)).as("the zeros ahead cut off when the lock went").isEqualTo(2 * BLOCK);
+            release.countDown();
+            sync.get(10, TimeUnit.SECONDS);
+            over.get(10, TimeUnit.SECONDS);
+            assertThat(file.size()).isEqualTo(2 * BLOCK);
+            assertThat(Files.size(path)).as("nothing written ahead after the lock went").isEqualTo(2 * BLOCK);
+            ByteBuffer first = ByteBuffer.allocate(1);
+            base.read(first, 0);
+            assertThat(first.get(0)).as("the write that waited is in the file").isEqualTo((byte) 7);
+        }
+        finally {
+            threads.shutdownNow();
+        }
+    }
+
     /** A file channel that counts its forces, and can hold the next one until released. */
     private static final class CountingChannel extends FileChannel {
 
