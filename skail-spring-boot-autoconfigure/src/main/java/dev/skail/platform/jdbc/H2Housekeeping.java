@@ -34,9 +34,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #TARGET_FILL_RATE} % live data, H2's {@link MVStore#compact(int, int)} rewrites the live pages of its emptiest
  * chunks (at most {@link #WRITE_LIMIT} bytes of them), and a sync makes that rewrite durable, shared with the commits
  * waiting for one. The rewrite holds H2's store lock, so every commit waits for it: small rounds often rather than one
- * large one a second keep that wait short (1 MiB once a second held the lock for 3–41 ms, the median 9 ms, while
- * 256 KiB rounds hold it for a quarter of that). This is the rewrite H2's background writer makes, from one thread of the store's, on H2's own
- * locks. The space of the chunks it empties is reused once H2's retention allows; see {@link H2PreallocatedFilePath}
+ * large one a second keep that wait short (during benchmark E, 1 MiB once a second held the lock for 9–20 ms median,
+ * 27–41 ms at most; 256 KiB rounds 4 ms median, 17–21 ms at most). This is the rewrite H2's background writer makes,
+ * from one thread of the store's, on H2's own locks. The space of the chunks it empties is reused once H2's retention allows; see {@link H2PreallocatedFilePath}
  * for why that is safe against a power loss.
  */
 final class H2Housekeeping implements AutoCloseable {

@@ -47,7 +47,7 @@ class KilledStoreTests {
     }
 
     /**
-     * The same while the file is being compacted all the time (the store compacts once a second: here a thread of the
+     * The same while the file is being compacted all the time (the store compacts in small rounds, four a second: here a thread of the
      * writer has H2 rewrite its emptiest chunks whenever the file is less than 90 % live, 50 times a second, so that
      * kills land in the middle of it). More rounds
      * with {@code -Dskail.test.compaction-kills=N}.
