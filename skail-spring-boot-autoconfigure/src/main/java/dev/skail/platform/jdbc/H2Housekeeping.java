@@ -36,8 +36,8 @@ import org.jspecify.annotations.Nullable;
  * waiting for one. The rewrite holds H2's store lock, so every commit waits for it: small rounds often rather than one
  * large one a second keep that wait short (during benchmark E, 1 MiB once a second held the lock for 9–20 ms median,
  * 27–41 ms at most; 256 KiB rounds 4 ms median, 17–21 ms at most). This is the rewrite H2's background writer makes,
- * from one thread of the store's, on H2's own locks. The space of the chunks it empties is reused once H2's retention allows; see {@link H2PreallocatedFilePath}
- * for why that is safe against a power loss.
+ * from one thread of the store's, on H2's own locks. The space of the chunks it empties is reused once H2's retention
+ * allows; see {@link H2PreallocatedFilePath} for why that is safe against a power loss.
  */
 final class H2Housekeeping implements AutoCloseable {
 
