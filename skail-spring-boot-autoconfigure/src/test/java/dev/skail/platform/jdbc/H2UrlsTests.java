@@ -88,4 +88,29 @@ class H2UrlsTests {
                 .hasMessageContaining("WRITE_DELAY=0");
         });
     }
+
+    /**
+     * The store watches the free space of the file system its database file is on (a full disk's health): the
+     * directory comes from H2's own name of the database, whatever file system of H2's the URL names.
+     */
+    @Test
+    void theDatabaseFilesDirectoryComesFromH2sOwnPathOfTheDatabase(@TempDir Path directory) throws Exception {
+        H2PreallocatedFilePath.register();
+        Path real = directory.toRealPath();
+        for (String url : new String[] { "jdbc:h2:skail:" + directory.resolve("a"),
+                "jdbc:h2:file:" + directory.resolve("b"), "jdbc:h2:" + directory.resolve("c"),
+                "jdbc:h2:nio:" + directory.resolve("d") }) {
+            try (Connection connection = DriverManager.getConnection(url + ";FILE_LOCK=FS", "sa", "")) {
+                String path = H2JdbcCustomization.databasePath(connection);
+                Path found = H2JdbcCustomization.directoryOf(path);
+                assertThat(found).as(url + " (" + path + ")").isNotNull();
+                assertThat(found.toRealPath()).as(url).isEqualTo(real);
+            }
+        }
+        try (Connection connection = DriverManager.getConnection("jdbc:h2:mem:nowhere", "sa", "")) {
+            assertThat(H2JdbcCustomization.directoryOf(H2JdbcCustomization.databasePath(connection))).isNull();
+        }
+        assertThat(H2JdbcCustomization.directoryOf(directory.resolve("missing/e").toString()))
+            .as("a directory that is not there").isNull();
+    }
 }
