@@ -236,8 +236,7 @@ class H2PreallocatedFilePathTests {
     @Test
     void aWriteOverSpaceH2WroteBeforeForcesWhatIsNotForcedYetFirst() throws Exception {
         Path path = this.directory.resolve("forced.mv.db");
-        try (CountingChannel base = new CountingChannel(FileChannel.open(path, StandardOpenOption.CREATE,
-                StandardOpenOption.READ, StandardOpenOption.WRITE));
+        try (CountingChannel base = CountingChannel.open(path);
                 H2PreallocatedFilePath.PreallocatedFile file = new H2PreallocatedFilePath.PreallocatedFile(base,
                         path.toString(), null)) {
             assertThat(file.tryLock(0, Long.MAX_VALUE, false)).isNotNull();
@@ -267,30 +266,17 @@ class H2PreallocatedFilePathTests {
     void aWriteOverWrittenSpaceWaitsForTheForceRunningWhenThatCoversEveryEarlierWrite() throws Exception {
         Path path = this.directory.resolve("waits.mv.db");
         ExecutorService threads = Executors.newFixedThreadPool(2);
-        try (CountingChannel base = new CountingChannel(FileChannel.open(path, StandardOpenOption.CREATE,
-                StandardOpenOption.READ, StandardOpenOption.WRITE));
+        try (CountingChannel base = CountingChannel.open(path);
                 H2PreallocatedFilePath.PreallocatedFile file = new H2PreallocatedFilePath.PreallocatedFile(base,
                         path.toString(), null)) {
             assertThat(file.tryLock(0, Long.MAX_VALUE, false)).isNotNull();
             file.write(ByteBuffer.wrap(new byte[BLOCK]), 0);
             file.write(ByteBuffer.wrap(new byte[BLOCK]), BLOCK);
             CountDownLatch release = base.holdNextForce();
-            Future<?> sync = threads.submit(() -> {
-                file.force(false);
-                return null;
-            });
-            await().atMost(Duration.ofSeconds(10)).until(() -> base.forces.get() == 1);
+            Future<?> sync = forceHeld(threads, file, base);
 
             // covered by the running force: the write waits for it
-            java.util.concurrent.atomic.AtomicReference<Thread> writer = new java.util.concurrent.atomic.AtomicReference<>();
-            Future<?> over = threads.submit(() -> {
-                writer.set(Thread.currentThread());
-                file.write(ByteBuffer.wrap(new byte[BLOCK]), 0);
-                return null;
-            });
-            await().atMost(Duration.ofSeconds(10))
-                .until(() -> writer.get() != null && writer.get().getState() == Thread.State.WAITING);
-            assertThat(over).isNotDone();
+            Future<?> over = writeThatWaits(threads, file, new byte[BLOCK]);
             release.countDown();
             sync.get(10, TimeUnit.SECONDS);
             over.get(10, TimeUnit.SECONDS);
@@ -300,11 +286,7 @@ class H2PreallocatedFilePathTests {
 
             // a write at the end after the force began is not covered by it: the next write over space forces
             CountDownLatch second = base.holdNextForce();
-            Future<?> nextSync = threads.submit(() -> {
-                file.force(false);
-                return null;
-            });
-            await().atMost(Duration.ofSeconds(10)).until(() -> base.forces.get() == 2);
+            Future<?> nextSync = forceHeld(threads, file, base);
             file.write(ByteBuffer.wrap(new byte[BLOCK]), 2 * BLOCK);
             file.write(ByteBuffer.wrap(new byte[BLOCK]), BLOCK);
             assertThat(base.forces.get()).as("a force of its own, while the sync's still runs").isEqualTo(3);
@@ -325,8 +307,7 @@ class H2PreallocatedFilePathTests {
     void aWriteThatWaitedForAForceWhileTheLockWasReleasedLeavesTheFileAsWritten() throws Exception {
         Path path = this.directory.resolve("released.mv.db");
         ExecutorService threads = Executors.newFixedThreadPool(2);
-        try (CountingChannel base = new CountingChannel(FileChannel.open(path, StandardOpenOption.CREATE,
-                StandardOpenOption.READ, StandardOpenOption.WRITE));
+        try (CountingChannel base = CountingChannel.open(path);
                 H2PreallocatedFilePath.PreallocatedFile file = new H2PreallocatedFilePath.PreallocatedFile(base,
                         path.toString(), null)) {
             java.nio.channels.FileLock lock = file.tryLock(0, Long.MAX_VALUE, false);
@@ -334,21 +315,10 @@ class H2PreallocatedFilePathTests {
             file.write(ByteBuffer.wrap(new byte[BLOCK]), 0);
             file.write(ByteBuffer.wrap(new byte[BLOCK]), BLOCK);
             CountDownLatch release = base.holdNextForce();
-            Future<?> sync = threads.submit(() -> {
-                file.force(false);
-                return null;
-            });
-            await().atMost(Duration.ofSeconds(10)).until(() -> base.forces.get() == 1);
-            java.util.concurrent.atomic.AtomicReference<Thread> writer = new java.util.concurrent.atomic.AtomicReference<>();
+            Future<?> sync = forceHeld(threads, file, base);
             byte[] header = new byte[BLOCK];
             header[0] = 7;
-            Future<?> over = threads.submit(() -> {
-                writer.set(Thread.currentThread());
-                file.write(ByteBuffer.wrap(header), 0);
-                return null;
-            });
-            await().atMost(Duration.ofSeconds(10))
-                .until(() -> writer.get() != null && writer.get().getState() == Thread.State.WAITING);
+            Future<?> over = writeThatWaits(threads, file, header);
             lock.release();
             assertThat(Files.size(path)).as("the zeros ahead cut off when the lock went").isEqualTo(2 * BLOCK);
             release.countDown();
@@ -365,6 +335,33 @@ class H2PreallocatedFilePathTests {
         }
     }
 
+    /** Starts a sync's force on another thread, held inside the channel's force until released; returns once it is. */
+    private static Future<?> forceHeld(ExecutorService threads, H2PreallocatedFilePath.PreallocatedFile file,
+            CountingChannel base) {
+        int before = base.forces.get();
+        Future<?> sync = threads.submit(() -> {
+            file.force(false);
+            return null;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> base.forces.get() == before + 1);
+        return sync;
+    }
+
+    /** Writes {@code bytes} over the file's start on another thread; returns once that write waits (not done). */
+    private static Future<?> writeThatWaits(ExecutorService threads, H2PreallocatedFilePath.PreallocatedFile file,
+            byte[] bytes) {
+        java.util.concurrent.atomic.AtomicReference<Thread> writer = new java.util.concurrent.atomic.AtomicReference<>();
+        Future<?> write = threads.submit(() -> {
+            writer.set(Thread.currentThread());
+            file.write(ByteBuffer.wrap(bytes), 0);
+            return null;
+        });
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> writer.get() != null && writer.get().getState() == Thread.State.WAITING);
+        assertThat(write).isNotDone();
+        return write;
+    }
+
     /** A file channel that counts its forces, and can hold the next one until released. */
     private static final class CountingChannel extends FileChannel {
 
@@ -377,6 +374,11 @@ class H2PreallocatedFilePathTests {
 
         CountingChannel(FileChannel channel) {
             this.channel = channel;
+        }
+
+        static CountingChannel open(Path path) throws IOException {
+            return new CountingChannel(FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE));
         }
 
         /** The next force waits, once counted, until the latch returned is counted down. */
