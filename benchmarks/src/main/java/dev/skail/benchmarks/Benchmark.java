@@ -143,7 +143,8 @@ public final class Benchmark {
             String with = store.equals(Settings.H2) ? withoutPostgreSqlDriver(this.classPath) : this.classPath;
             String without = StartupScenario.classPathWithout(this.root.resolve("benchmarks/target/classes"),
                     this.root.resolve("benchmarks/baseline/target/classpath.txt"));
-            figures.putAll(new StartupScenario(this.jvm, with, without, this.settings.launches(), this.work).run(store,
+            figures.putAll(new StartupScenario(this.jvm, with, without, this.settings.launches(), this.work,
+                    StartupScenario.aotCacheJdk()).run(store,
                     startupStore));
         }
         return description;

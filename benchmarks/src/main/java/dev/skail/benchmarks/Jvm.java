@@ -27,8 +27,14 @@ final class Jvm {
      */
     List<String> run(String label, List<String> options, String classPath, String mainClass, List<String> args,
             Predicate<String> echo) throws IOException, InterruptedException {
+        return run(Path.of(System.getProperty("java.home")), label, options, classPath, mainClass, args, echo);
+    }
+
+    /** {@link #run(String, List, String, String, List, Predicate)} with the {@code java} of another JDK. */
+    List<String> run(Path javaHome, String label, List<String> options, String classPath, String mainClass,
+            List<String> args, Predicate<String> echo) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(javaHome.resolve("bin").resolve("java").toString());
         command.addAll(options);
         command.add("-cp");
         command.add(classPath);

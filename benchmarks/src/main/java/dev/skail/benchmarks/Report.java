@@ -214,19 +214,25 @@ final class Report {
         if (!has(without)) {
             return;
         }
-        for (String variant : List.of(StartupScenario.EXISTING, StartupScenario.FRESH, StartupScenario.EXISTING_AOT)) {
+        Map<String, String> baselines = Map.of(StartupScenario.EXISTING, StartupScenario.WITHOUT,
+                StartupScenario.FRESH, StartupScenario.WITHOUT, StartupScenario.EXISTING_AOT,
+                StartupScenario.WITHOUT_AOT, StartupScenario.EXISTING_CACHE, StartupScenario.WITHOUT_CACHE,
+                StartupScenario.EXISTING_AOT_CACHE, StartupScenario.WITHOUT_AOT_CACHE);
+        String jdk = has("F.aot_cache_jdk") ? get("F.aot_cache_jdk") : "";
+        Map<String, String> kinds = Map.of(StartupScenario.EXISTING, "existing store (every later start)",
+                StartupScenario.FRESH, "new store (the first start, schema created)",
+                StartupScenario.EXISTING_AOT, "AOT mode (-Dspring.aot.enabled=true), existing store",
+                StartupScenario.EXISTING_CACHE, "with the JDK's AOT cache (" + jdk + ", -XX:AOTCache), existing store",
+                StartupScenario.EXISTING_AOT_CACHE, "AOT mode with the JDK's AOT cache (" + jdk + "), existing store");
+        for (String variant : List.of(StartupScenario.EXISTING, StartupScenario.FRESH, StartupScenario.EXISTING_AOT,
+                StartupScenario.EXISTING_CACHE, StartupScenario.EXISTING_AOT_CACHE)) {
             String with = "F." + variant + ".uptime_ms";
-            boolean aot = variant.equals(StartupScenario.EXISTING_AOT);
-            if (aot) {
-                without = "F." + StartupScenario.WITHOUT_AOT + ".uptime_ms";
-                if (!has(with) || !has(without)) {
-                    continue;
-                }
+            without = "F." + baselines.get(variant) + ".uptime_ms";
+            if (!has(with) || !has(without)) {
+                continue;
             }
             double added = num(with) - num(without);
-            String kind = aot ? "AOT mode (-Dspring.aot.enabled=true), existing store"
-                    : variant.equals(StartupScenario.EXISTING) ? "existing store (every later start)"
-                    : "new store (the first start, schema created)";
+            String kind = kinds.get(variant);
             row("F", "start-up added by the starter (JVM start → context ready), " + kind,
                     String.format(Locale.ROOT, "+%.0f ms (%.0f ms with, %.0f ms without; medians of %s launches)",
                             added, num(with), num(without), get("F.launches")),
@@ -245,6 +251,10 @@ final class Report {
                                 num(p + "other_skail_beans_ms"), added - num(p + "attributed_ms")),
                         "", "");
             }
+        }
+        if (jdk.isEmpty()) {
+            row("F", "with the JDK's AOT cache", "not measured: no JDK " + StartupScenario.AOT_CACHE_RELEASE
+                    + " or later found (-Dbenchmark.aot-cache-jdk=<its home>)", "", "");
         }
     }
 

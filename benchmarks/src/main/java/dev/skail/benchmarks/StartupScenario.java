@@ -46,6 +46,12 @@ import org.jspecify.annotations.Nullable;
  * {@code spring-boot:process-aot} does ({@code SpringApplicationAotProcessor}, then the generated sources compiled),
  * and launched with {@code -Dspring.aot.enabled=true} on an existing store: without the starter, and with it. The
  * determinism analyzer does not run at start-up in AOT mode (it ran during AOT processing).
+ * <p>
+ * The same again with the JDK's AOT cache (JEP 483 and 514, JDK 25 and later: the classes of the application loaded and
+ * linked ahead, read from a file at start-up) when such a JDK is found ({@link #aotCacheJdk()}): on the JVM and in AOT
+ * mode, without the starter and with it on an existing store. Each class path is made of jars first (the cache takes
+ * no class from a directory), then one training launch of each writes its cache ({@code -XX:AOTCacheOutput}), and every
+ * measured launch must use it ({@code -XX:AOTMode=on -XX:AOTCache}).
  */
 final class StartupScenario {
 
@@ -59,8 +65,20 @@ final class StartupScenario {
 
     static final String EXISTING_AOT = "with-existing-store-aot";
 
-    /** The variants of every round, in launch order. */
-    static final List<String> VARIANTS = List.of(WITHOUT, FRESH, EXISTING, WITHOUT_AOT, EXISTING_AOT);
+    static final String WITHOUT_CACHE = "without-cache";
+
+    static final String EXISTING_CACHE = "with-existing-store-cache";
+
+    static final String WITHOUT_AOT_CACHE = "without-aot-cache";
+
+    static final String EXISTING_AOT_CACHE = "with-existing-store-aot-cache";
+
+    /** The variants of every round, in launch order; the last four only with a JDK that has the AOT cache. */
+    static final List<String> VARIANTS = List.of(WITHOUT, FRESH, EXISTING, WITHOUT_AOT, EXISTING_AOT, WITHOUT_CACHE,
+            EXISTING_CACHE, WITHOUT_AOT_CACHE, EXISTING_AOT_CACHE);
+
+    /** The JDK release from which the AOT cache is measured: JEP 514's one-step training is in JDK 25. */
+    static final int AOT_CACHE_RELEASE = 25;
 
     private static final Pattern ANALYZER = Pattern.compile("determinism analyzer checked .* in (\\d+) ms");
 
@@ -74,14 +92,71 @@ final class StartupScenario {
 
     private final Path work;
 
+    private final @Nullable Path aotCacheJdk;
+
     private final Map<String, String> classPaths = new HashMap<>();
 
-    StartupScenario(Jvm jvm, String classPathWith, String classPathWithout, int launches, Path work) {
+    /** The jar made of each directory of a class path, by the directory's path. */
+    private final Map<String, String> jars = new HashMap<>();
+
+    /** The AOT cache of each variant that has one. */
+    private final Map<String, Path> caches = new HashMap<>();
+
+    StartupScenario(Jvm jvm, String classPathWith, String classPathWithout, int launches, Path work,
+            @Nullable Path aotCacheJdk) {
         this.jvm = jvm;
         this.classPathWith = classPathWith;
         this.classPathWithout = classPathWithout;
         this.launches = launches;
         this.work = work;
+        this.aotCacheJdk = aotCacheJdk;
+    }
+
+    /**
+     * The JDK to measure the AOT cache with: {@code -Dbenchmark.aot-cache-jdk=<its home>} ({@code none}: not measured),
+     * else this JVM's when it is recent enough, else the most recent one of at least {@value #AOT_CACHE_RELEASE} under
+     * {@code /usr/lib/jvm}; {@code null} when there is none.
+     */
+    static @Nullable Path aotCacheJdk() throws IOException {
+        String given = Settings.property("benchmark.aot-cache-jdk");
+        if (given != null) {
+            if (given.equals("none")) {
+                return null;
+            }
+            Path home = Path.of(given);
+            if (release(home) < AOT_CACHE_RELEASE) {
+                throw new IllegalArgumentException("-Dbenchmark.aot-cache-jdk=" + given + ": not the home of a JDK "
+                        + AOT_CACHE_RELEASE + " or later (its release file and bin/java)");
+            }
+            return home;
+        }
+        if (Runtime.version().feature() >= AOT_CACHE_RELEASE) {
+            return Path.of(System.getProperty("java.home"));
+        }
+        Path installed = Path.of("/usr/lib/jvm");
+        if (!Files.isDirectory(installed)) {
+            return null;
+        }
+        try (java.util.stream.Stream<Path> homes = Files.list(installed)) {
+            return homes.filter((home) -> release(home) >= AOT_CACHE_RELEASE)
+                .max(java.util.Comparator.comparingInt(StartupScenario::release).thenComparing(Path::toString))
+                .orElse(null);
+        }
+    }
+
+    /** The feature release of the JDK at {@code home} (its {@code release} file), or -1 when it is not one. */
+    static int release(Path home) {
+        Path release = home.resolve("release");
+        if (!Files.isRegularFile(release) || !Files.isExecutable(home.resolve("bin").resolve("java"))) {
+            return -1;
+        }
+        try {
+            Matcher version = Pattern.compile("(?m)^JAVA_VERSION=\"(\\d+)").matcher(Files.readString(release));
+            return version.find() ? Integer.parseInt(version.group(1)) : -1;
+        }
+        catch (IOException | RuntimeException ex) {
+            return -1;
+        }
     }
 
     /**
@@ -101,14 +176,27 @@ final class StartupScenario {
         launch(label, FRESH, store.apply("existing"));
         launch(label, WITHOUT_AOT, store.apply("unmeasured"));
         launch(label, EXISTING_AOT, store.apply("existing"));
+        List<String> variants = new ArrayList<>(VARIANTS.subList(0, 5));
+        if (this.aotCacheJdk != null) {
+            for (String variant : VARIANTS.subList(5, VARIANTS.size())) {
+                String uncached = variant.substring(0, variant.length() - "-cache".length());
+                this.classPaths.put(variant, jarred(this.classPaths.get(uncached)));
+                train(label, variant, store.apply(isWithStarter(variant) ? "existing" : "unmeasured"));
+                launch(label, variant, store.apply(isWithStarter(variant) ? "existing" : "unmeasured"));
+                variants.add(variant);
+            }
+        }
         for (int i = 1; i <= this.launches; i++) {
-            for (String variant : VARIANTS) {
+            for (String variant : variants) {
                 List<String> arguments = store.apply(variant.equals(FRESH) ? "new" + i : "existing");
                 byVariant.computeIfAbsent(variant, (v) -> new ArrayList<>()).add(launch(label, variant, arguments));
             }
         }
         Map<String, String> figures = new LinkedHashMap<>();
         figures.put("F.launches", String.valueOf(this.launches));
+        if (this.aotCacheJdk != null) {
+            figures.put("F.aot_cache_jdk", this.aotCacheJdk.getFileName() + " (" + release(this.aotCacheJdk) + ")");
+        }
         byVariant.forEach((variant, launches) -> {
             figures.put("F." + variant + ".uptime_ms", format(median(launches, (l) -> (double) l.uptimeMs())));
             figures.put("F." + variant + ".run_ms", format(median(launches, Launch::runMs)));
@@ -131,17 +219,97 @@ final class StartupScenario {
                 "--logging.pattern.console=%d{" + StartupApp.TIME + "} %-5level [%thread] %logger : %msg%n",
                 "--logging.level.com.zaxxer.hikari.pool.HikariPool=DEBUG"));
         arguments.addAll(storeArguments);
-        List<String> options = variant.endsWith("-aot") ? List.of("-Dspring.aot.enabled=true") : List.of();
-        List<String> lines = this.jvm.run(label + " F " + variant, options, this.classPaths.get(variant),
+        List<String> options = new ArrayList<>();
+        if (isSpringAot(variant)) {
+            options.add("-Dspring.aot.enabled=true");
+        }
+        Path javaHome = Path.of(System.getProperty("java.home"));
+        if (variant.endsWith("-cache")) {
+            // the cache or nothing: a launch that could not map it fails instead of measuring the JVM without it
+            options.addAll(List.of("-XX:AOTMode=on", "-XX:AOTCache=" + this.caches.get(variant)));
+            javaHome = java.util.Objects.requireNonNull(this.aotCacheJdk);
+        }
+        List<String> lines = this.jvm.run(javaHome, label + " F " + variant, options, this.classPaths.get(variant),
                 StartupApp.class.getName(), arguments, (line) -> line.startsWith("STARTUP"));
-        if (variant.endsWith("-aot") && lines.stream().noneMatch((line) -> line.contains("Starting AOT-processed"))) {
+        if (isSpringAot(variant) && lines.stream().noneMatch((line) -> line.contains("Starting AOT-processed"))) {
             throw new IllegalStateException(label + " F " + variant + ": the application did not start in AOT mode");
         }
         return Launch.parse(lines, isWithStarter(variant));
     }
 
+    /**
+     * The training launch of a variant with the AOT cache: the JDK records the classes the application loads and
+     * links, and writes the cache when it exits ({@code -XX:AOTCacheOutput}, JEP 514).
+     */
+    private void train(String label, String variant, List<String> storeArguments)
+            throws IOException, InterruptedException {
+        Path cache = this.work.resolve("f-" + label + "-" + variant + ".aot");
+        Files.deleteIfExists(cache);
+        List<String> arguments = new ArrayList<>(List.of("--skail.workload=startup:v1"));
+        arguments.addAll(storeArguments);
+        List<String> options = new ArrayList<>(List.of("-XX:AOTCacheOutput=" + cache));
+        if (isSpringAot(variant)) {
+            options.add("-Dspring.aot.enabled=true");
+        }
+        this.jvm.run(java.util.Objects.requireNonNull(this.aotCacheJdk), label + " F training " + variant, options,
+                this.classPaths.get(variant), StartupApp.class.getName(), arguments, (line) -> false);
+        if (!Files.isRegularFile(cache)) {
+            throw new IllegalStateException(label + " F " + variant + ": the training launch wrote no AOT cache");
+        }
+        this.caches.put(variant, cache);
+    }
+
+    /**
+     * The class path with each directory in it replaced by a jar of its files (the AOT cache, like class data sharing,
+     * takes classes from jars only).
+     */
+    private String jarred(String classPath) throws IOException {
+        List<String> entries = new ArrayList<>();
+        for (String entry : classPath.split(java.io.File.pathSeparator)) {
+            Path directory = Path.of(entry);
+            // each directory jarred once: a cache refuses a jar whose time changed since its training
+            entries.add(Files.isDirectory(directory) ? this.jars.computeIfAbsent(entry, (d) -> jar(directory)) : entry);
+        }
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    private String jar(Path directory) {
+        try {
+            return writeJar(directory).toString();
+        }
+        catch (IOException ex) {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
+
+    private Path writeJar(Path directory) throws IOException {
+        Path jar = Files.createDirectories(this.work.resolve("f-jars"))
+            .resolve(Integer.toHexString(directory.toAbsolutePath().toString().hashCode()) + "-" + directory.getFileName()
+                    + ".jar");
+        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar));
+                java.util.stream.Stream<Path> files = Files.walk(directory)) {
+            for (Path file : (Iterable<Path>) files.sorted()::iterator) {
+                String name = directory.relativize(file).toString().replace(java.io.File.separatorChar, '/');
+                if (name.isEmpty()) {
+                    continue;
+                }
+                boolean isDirectory = Files.isDirectory(file);
+                out.putNextEntry(new java.util.jar.JarEntry(isDirectory ? name + "/" : name));
+                if (!isDirectory) {
+                    Files.copy(file, out);
+                }
+                out.closeEntry();
+            }
+        }
+        return jar;
+    }
+
     private static boolean isWithStarter(String variant) {
-        return !variant.equals(WITHOUT) && !variant.equals(WITHOUT_AOT);
+        return variant.startsWith("with-");
+    }
+
+    private static boolean isSpringAot(String variant) {
+        return variant.contains("-aot");
     }
 
     /**

@@ -26,6 +26,8 @@ public final class StorePreloading {
             "com.zaxxer.hikari.pool.HikariProxyConnection", "com.zaxxer.hikari.pool.HikariProxyStatement",
             "com.zaxxer.hikari.pool.HikariProxyPreparedStatement", "com.zaxxer.hikari.pool.HikariProxyResultSet",
             "com.zaxxer.hikari.pool.HikariProxyDatabaseMetaData", "com.zaxxer.hikari.util.ConcurrentBag",
+            // the proxy a closed connection is replaced by, made (a java.lang.reflect.Proxy class) when first closed
+            "com.zaxxer.hikari.pool.ProxyConnection$ClosedConnection",
             "com.zaxxer.hikari.util.FastList", "com.zaxxer.hikari.util.UtilityElf",
             // PostgreSQL's driver, when the application has it: its session opens with these
             "org.postgresql.Driver", "org.postgresql.jdbc.PgConnection", "org.postgresql.core.v3.ConnectionFactoryImpl",
@@ -33,6 +35,21 @@ public final class StorePreloading {
             "org.postgresql.jdbc.PgResultSet");
 
     private StorePreloading() {
+    }
+
+    /**
+     * The pool copies its configuration field by field, by reflection, when it is created: the field accessors the JDK
+     * makes for that the first time (method handles) are made here instead, once per field, and kept by the JDK.
+     */
+    private static void preparePoolConfiguration() {
+        try {
+            com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+            config.setPoolName("skail-preload");
+            config.copyStateTo(new com.zaxxer.hikari.HikariConfig());
+        }
+        catch (RuntimeException | LinkageError ex) {
+            // another version of the pool: the store's pool does this itself
+        }
     }
 
     /**
@@ -52,6 +69,7 @@ public final class StorePreloading {
                 // it needs itself
             }
         }
+        preparePoolConfiguration();
         if (!h2) {
             return;
         }
