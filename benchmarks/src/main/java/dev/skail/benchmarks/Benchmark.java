@@ -54,12 +54,16 @@ public final class Benchmark {
 
     private final String classPath;
 
-    private Benchmark(Settings settings, Path root, Path work, Jvm jvm, String classPath) {
+    /** F: the JDK the AOT cache is measured with, checked before anything runs; {@code null}: not measured. */
+    private final @Nullable Path aotCacheJdk;
+
+    private Benchmark(Settings settings, Path root, Path work, Jvm jvm, String classPath) throws IOException {
         this.settings = settings;
         this.root = root;
         this.work = work;
         this.jvm = jvm;
         this.classPath = classPath;
+        this.aotCacheJdk = settings.runs("F") ? StartupScenario.aotCacheJdk() : null;
     }
 
     public static void main(String[] args) throws Exception {
@@ -144,7 +148,7 @@ public final class Benchmark {
             String without = StartupScenario.classPathWithout(this.root.resolve("benchmarks/target/classes"),
                     this.root.resolve("benchmarks/baseline/target/classpath.txt"));
             figures.putAll(new StartupScenario(this.jvm, with, without, this.settings.launches(), this.work,
-                    StartupScenario.aotCacheJdk()).run(store,
+                    this.aotCacheJdk).run(store,
                     startupStore));
         }
         return description;

@@ -253,8 +253,10 @@ final class Report {
             }
         }
         if (jdk.isEmpty()) {
-            row("F", "with the JDK's AOT cache", "not measured: no JDK " + StartupScenario.AOT_CACHE_RELEASE
-                    + " or later found (-Dbenchmark.aot-cache-jdk=<its home>)", "", "");
+            row("F", "with the JDK's AOT cache", "none".equals(Settings.property("benchmark.aot-cache-jdk"))
+                    ? "not measured (-Dbenchmark.aot-cache-jdk=none)"
+                    : "not measured: no JDK " + StartupScenario.AOT_CACHE_RELEASE
+                            + " or later found (-Dbenchmark.aot-cache-jdk=<its home>)", "", "");
         }
     }
 

@@ -215,10 +215,7 @@ final class StartupScenario {
 
     private Launch launch(String label, String variant, List<String> storeArguments)
             throws IOException, InterruptedException {
-        List<String> arguments = new ArrayList<>(List.of("--skail.workload=startup:v1",
-                "--logging.pattern.console=%d{" + StartupApp.TIME + "} %-5level [%thread] %logger : %msg%n",
-                "--logging.level.com.zaxxer.hikari.pool.HikariPool=DEBUG"));
-        arguments.addAll(storeArguments);
+        List<String> arguments = arguments(storeArguments);
         List<String> options = new ArrayList<>();
         if (isSpringAot(variant)) {
             options.add("-Dspring.aot.enabled=true");
@@ -237,6 +234,15 @@ final class StartupScenario {
         return Launch.parse(lines, isWithStarter(variant));
     }
 
+    /** The application's arguments, the same for a training launch as for a measured one. */
+    private static List<String> arguments(List<String> storeArguments) {
+        List<String> arguments = new ArrayList<>(List.of("--skail.workload=startup:v1",
+                "--logging.pattern.console=%d{" + StartupApp.TIME + "} %-5level [%thread] %logger : %msg%n",
+                "--logging.level.com.zaxxer.hikari.pool.HikariPool=DEBUG"));
+        arguments.addAll(storeArguments);
+        return arguments;
+    }
+
     /**
      * The training launch of a variant with the AOT cache: the JDK records the classes the application loads and
      * links, and writes the cache when it exits ({@code -XX:AOTCacheOutput}, JEP 514).
@@ -245,8 +251,7 @@ final class StartupScenario {
             throws IOException, InterruptedException {
         Path cache = this.work.resolve("f-" + label + "-" + variant + ".aot");
         Files.deleteIfExists(cache);
-        List<String> arguments = new ArrayList<>(List.of("--skail.workload=startup:v1"));
-        arguments.addAll(storeArguments);
+        List<String> arguments = arguments(storeArguments);
         List<String> options = new ArrayList<>(List.of("-XX:AOTCacheOutput=" + cache));
         if (isSpringAot(variant)) {
             options.add("-Dspring.aot.enabled=true");

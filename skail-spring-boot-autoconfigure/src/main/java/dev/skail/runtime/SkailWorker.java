@@ -124,7 +124,15 @@ public class SkailWorker implements SmartLifecycle {
         // a fixed set of threads from the start: the load never changes how many threads skail holds. They are started
         // by the poller, first of all it does, not by the thread that starts the application (32 threads on H2 by
         // default: ~15 ms of its start-up); a delivery handed over meanwhile starts the thread it needs itself
-        poller.execute(pool::prestartAllCoreThreads);
+        poller.execute(() -> {
+            try {
+                pool.prestartAllCoreThreads();
+            }
+            catch (RuntimeException | Error ex) {
+                // no thread to be had (the process's limit): each delivery still tries to start the one it needs
+                logger.warn("skail worker could not start its threads: " + ex);
+            }
+        });
         // leases are renewed on a thread of their own: a poll waiting on the store never delays a renewal
         ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor(threads("skail-lease-"));
         this.executor = pool;

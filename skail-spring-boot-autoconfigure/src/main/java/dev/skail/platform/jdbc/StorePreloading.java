@@ -39,9 +39,14 @@ public final class StorePreloading {
 
     /**
      * The pool copies its configuration field by field, by reflection, when it is created: the field accessors the JDK
-     * makes for that the first time (method handles) are made here instead, once per field, and kept by the JDK.
+     * makes for that the first time (method handles, from JDK 18 on) are made here instead, once per field, and kept by
+     * the JDK. Not when the pool is told to read a configuration file ({@code hikaricp.configurationFile}): this opens
+     * no file.
      */
     private static void preparePoolConfiguration() {
+        if (System.getProperty("hikaricp.configurationFile") != null) {
+            return;
+        }
         try {
             com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
             config.setPoolName("skail-preload");
