@@ -210,8 +210,7 @@ final class Report {
     }
 
     private void f() {
-        String without = "F." + StartupScenario.WITHOUT + ".uptime_ms";
-        if (!has(without)) {
+        if (!has("F." + StartupScenario.WITHOUT + ".uptime_ms")) {
             return;
         }
         Map<String, String> baselines = Map.of(StartupScenario.EXISTING, StartupScenario.WITHOUT,
@@ -227,7 +226,7 @@ final class Report {
         for (String variant : List.of(StartupScenario.EXISTING, StartupScenario.FRESH, StartupScenario.EXISTING_AOT,
                 StartupScenario.EXISTING_CACHE, StartupScenario.EXISTING_AOT_CACHE)) {
             String with = "F." + variant + ".uptime_ms";
-            without = "F." + baselines.get(variant) + ".uptime_ms";
+            String without = "F." + baselines.get(variant) + ".uptime_ms";
             if (!has(with) || !has(without)) {
                 continue;
             }

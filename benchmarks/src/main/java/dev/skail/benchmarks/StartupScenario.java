@@ -73,9 +73,12 @@ final class StartupScenario {
 
     static final String EXISTING_AOT_CACHE = "with-existing-store-aot-cache";
 
-    /** The variants of every round, in launch order; the last four only with a JDK that has the AOT cache. */
-    static final List<String> VARIANTS = List.of(WITHOUT, FRESH, EXISTING, WITHOUT_AOT, EXISTING_AOT, WITHOUT_CACHE,
-            EXISTING_CACHE, WITHOUT_AOT_CACHE, EXISTING_AOT_CACHE);
+    /** The variants of every round, in launch order. */
+    static final List<String> VARIANTS = List.of(WITHOUT, FRESH, EXISTING, WITHOUT_AOT, EXISTING_AOT);
+
+    /** The variants with the AOT cache, launched after the others in every round when a JDK has the cache. */
+    static final List<String> CACHE_VARIANTS = List.of(WITHOUT_CACHE, EXISTING_CACHE, WITHOUT_AOT_CACHE,
+            EXISTING_AOT_CACHE);
 
     /** The JDK release from which the AOT cache is measured: JEP 514's one-step training is in JDK 25. */
     static final int AOT_CACHE_RELEASE = 25;
@@ -176,13 +179,14 @@ final class StartupScenario {
         launch(label, FRESH, store.apply("existing"));
         launch(label, WITHOUT_AOT, store.apply("unmeasured"));
         launch(label, EXISTING_AOT, store.apply("existing"));
-        List<String> variants = new ArrayList<>(VARIANTS.subList(0, 5));
+        List<String> variants = new ArrayList<>(VARIANTS);
         if (this.aotCacheJdk != null) {
-            for (String variant : VARIANTS.subList(5, VARIANTS.size())) {
+            for (String variant : CACHE_VARIANTS) {
                 String uncached = variant.substring(0, variant.length() - "-cache".length());
                 this.classPaths.put(variant, jarred(this.classPaths.get(uncached)));
-                train(label, variant, store.apply(isWithStarter(variant) ? "existing" : "unmeasured"));
-                launch(label, variant, store.apply(isWithStarter(variant) ? "existing" : "unmeasured"));
+                List<String> arguments = store.apply(isWithStarter(variant) ? "existing" : "unmeasured");
+                train(label, variant, arguments);
+                launch(label, variant, arguments);
                 variants.add(variant);
             }
         }
@@ -216,10 +220,7 @@ final class StartupScenario {
     private Launch launch(String label, String variant, List<String> storeArguments)
             throws IOException, InterruptedException {
         List<String> arguments = arguments(storeArguments);
-        List<String> options = new ArrayList<>();
-        if (isSpringAot(variant)) {
-            options.add("-Dspring.aot.enabled=true");
-        }
+        List<String> options = new ArrayList<>(springAot(variant));
         Path javaHome = Path.of(System.getProperty("java.home"));
         if (variant.endsWith("-cache")) {
             // the cache or nothing: a launch that could not map it fails instead of measuring the JVM without it
@@ -253,9 +254,7 @@ final class StartupScenario {
         Files.deleteIfExists(cache);
         List<String> arguments = arguments(storeArguments);
         List<String> options = new ArrayList<>(List.of("-XX:AOTCacheOutput=" + cache));
-        if (isSpringAot(variant)) {
-            options.add("-Dspring.aot.enabled=true");
-        }
+        options.addAll(springAot(variant));
         this.jvm.run(java.util.Objects.requireNonNull(this.aotCacheJdk), label + " F training " + variant, options,
                 this.classPaths.get(variant), StartupApp.class.getName(), arguments, (line) -> false);
         if (!Files.isRegularFile(cache)) {
@@ -315,6 +314,11 @@ final class StartupScenario {
 
     private static boolean isSpringAot(String variant) {
         return variant.contains("-aot");
+    }
+
+    /** The JVM option that starts an AOT-processed application in AOT mode, for the variants that are. */
+    private static List<String> springAot(String variant) {
+        return isSpringAot(variant) ? List.of("-Dspring.aot.enabled=true") : List.of();
     }
 
     /**
