@@ -181,7 +181,14 @@ final class Report {
                 num("D.count_mean_ms")), "≥ 5,000/s", verdict(num("D.woken_per_s") >= 5000));
         row("D", "threads: idle / all asleep / at most (new ones)", String.format(Locale.ROOT, "%d / %d / %d (%s)",
                 (long) num("D.threads_idle"), (long) num("D.threads_asleep"), (long) num("D.threads_at_most"),
-                get("D.new_threads")), "no extra thread", verdict(num("D.extra_threads") <= 0));
+                get("D.new_threads")) + transientThreads(), "no extra thread",
+                verdict(num("D.extra_threads") <= 0));
+    }
+
+    /** The threads D left out of its count as coming and going on their own, when it saw any. */
+    private String transientThreads() {
+        String seen = has("D.transient_threads_seen") ? get("D.transient_threads_seen") : "none";
+        return "none".equals(seen) ? "" : "; left out, as they come and go whatever sleeps: " + seen;
     }
 
     private void g() {

@@ -29,7 +29,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  * counts them all WAITING ({@link SkailClient#count}, read every 250 ms, or less often when a count takes long: the
  * harness counts a ninth of the time at most, so that its own load on the store stays small).</li>
  * <li>Asleep: the threads alive and the heap used after a full GC, against the same figures after the warm-up (the
- * runtime idle, its pools at their working size). The harness's own caller threads are left out of the count.</li>
+ * runtime idle, its pools at their working size). The harness's own caller threads are left out of the count, and
+ * so are threads that come and go on their own whatever sleeps ({@link #TRANSIENT}: HikariCP's helper that adds
+ * connections is started whenever a borrower has to wait and ends after a few seconds idle, even in a full pool; the
+ * JVM's attach listener). Those seen are listed apart, {@code transient_threads_seen}.</li>
  * <li>Woken: skail's clock (a {@link VirtualClock}, as {@link SkailTestConfiguration} declares it) is moved past the
  * delay, which wakes the worker as a timer falling due would at its next poll; the time runs until the store counts
  * them all COMPLETED (asked once their command has run for all of them, which the command counts in this
@@ -42,6 +45,14 @@ public final class SleepScenario {
 
     private static final Duration POLL = Duration.ofMillis(250);
 
+    /**
+     * Names of threads that are not the runtime's own and hold nothing of a sleeper's: HikariCP's connection adder and
+     * closer (a pool's executors of one thread, started on demand and ended after a few seconds idle) and the JVM's
+     * attach listener (started when a tool attaches, a profiler for instance).
+     */
+    private static final java.util.regex.Pattern TRANSIENT = java.util.regex.Pattern
+        .compile(".*:connection-(adder|closer)|Attach_Listener");
+
     private final Settings settings;
 
     private final SkailClient client;
@@ -49,6 +60,8 @@ public final class SleepScenario {
     private final VirtualClock clock;
 
     private final Set<String> threadsSeen = new TreeSet<>();
+
+    private final Set<String> transientSeen = new TreeSet<>();
 
     private int threadsAtMost;
 
@@ -109,6 +122,8 @@ public final class SleepScenario {
         Set<String> ever = new TreeSet<>(this.threadsSeen);
         idle.forEach(ever::remove);
         figures.put("threads_seen_meanwhile", ever.isEmpty() ? "none" : String.join(",", ever));
+        figures.put("transient_threads_seen", this.transientSeen.isEmpty() ? "none"
+                : String.join(",", this.transientSeen));
         figures.put("heap_idle_mib", heapIdle / 1048576.0);
         figures.put("heap_asleep_mib", heapAsleep / 1048576.0);
         figures.put("heap_bytes_per_sleeper", (double) (heapAsleep - heapIdle) / count);
@@ -193,11 +208,16 @@ public final class SleepScenario {
     }
 
     /** The live threads but the harness's callers, by name (pool threads numbered alike are told apart by id). */
-    private static List<String> threadNames() {
+    /** The threads alive but the harness's callers and the {@link #TRANSIENT} ones (noted as seen). */
+    private List<String> threadNames() {
         List<String> names = new ArrayList<>();
         for (Thread thread : Thread.getAllStackTraces().keySet()) {
-            if (!thread.getName().startsWith(CALLER)) {
-                names.add(thread.getName().replace(' ', '_').replace(',', ';'));
+            String name = thread.getName().replace(' ', '_').replace(',', ';');
+            if (TRANSIENT.matcher(name).matches()) {
+                this.transientSeen.add(name);
+            }
+            else if (!name.startsWith(CALLER)) {
+                names.add(name);
             }
         }
         names.sort(null);
