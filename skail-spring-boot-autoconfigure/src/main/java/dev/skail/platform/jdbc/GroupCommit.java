@@ -101,7 +101,34 @@ final class GroupCommit {
      * @throws SQLException as the work, its commit or its sync failed
      */
     <T> T run(JdbcExecutionStore.SqlWork<T> work) throws SQLException {
-        Pending<T> mine = new Pending<>(work);
+        return run(new Pending<>(work, true), null);
+    }
+
+    /**
+     * Runs {@code work}, which needs no durability (a claim: lost, its executions are simply due again), in the batch
+     * that is written next when one is being written now, and returns its result as soon as that batch has committed,
+     * before its sync. Its pages then go to disk in the chunk of a commit that happens anyway, instead of a commit of
+     * its own that holds H2's store lock (and, after a chunk H2 puts into reused space, a force) while the batches
+     * wait for it. It never leads a batch, which would make it wait for the batch's sync: when no batch is being
+     * written, or none takes it, {@code alone} runs instead, as the work would have without this class.
+     * @throws SQLException as the work, its commit, or {@code alone} failed
+     */
+    <T> T runUnsynced(JdbcExecutionStore.SqlWork<T> work, Alone<T> alone) throws SQLException {
+        boolean writing;
+        synchronized (this.lock) {
+            writing = this.leading;
+        }
+        return writing ? run(new Pending<>(work, false), alone) : alone.run();
+    }
+
+    /** What a work that needs no durability runs when no batch takes it (see {@link #runUnsynced}). */
+    @FunctionalInterface
+    interface Alone<T> {
+
+        T run() throws SQLException;
+    }
+
+    private <T> T run(Pending<T> mine, @Nullable Alone<T> alone) throws SQLException {
         @Nullable Lead lead = null;
         boolean queued = false;
         try {
@@ -114,6 +141,12 @@ final class GroupCommit {
                     }
                     if (mine.done) {
                         return mine.outcome();
+                    }
+                    if (!this.leading && !mine.taken && !mine.synced) {
+                        // no batch took it and none is being written: it does not lead one (it would wait for the
+                        // sync), it runs alone; the next queued, if any, leads
+                        leave(mine);
+                        break;
                     }
                     if (!this.leading && !mine.taken) {
                         if (StoreDeadline.remainingMillis() == 0) {
@@ -150,7 +183,10 @@ final class GroupCommit {
             }
             throw ex;
         }
-        Lead leader = java.util.Objects.requireNonNull(lead);
+        if (lead == null) {
+            return java.util.Objects.requireNonNull(alone).run();
+        }
+        Lead leader = lead;
         // the leader's deadline and interrupt are its own: they must not fail the others' writes
         boolean interrupted = Thread.interrupted();
         try {
@@ -359,6 +395,8 @@ final class GroupCommit {
             }
             this.works.addAndGet(committed);
             this.transactions.incrementAndGet();
+            // what needs no durability is told at the commit, before the sync
+            tellUnsynced(batch, results, failures);
             if (queued() >= PIPELINE_AT) {
                 // many wait: the next batch is written while this one syncs (its callers are still told only after)
                 handOff.run();
@@ -379,6 +417,22 @@ final class GroupCommit {
             tell(batch, results, failures, ex);
         }
         return true;
+    }
+
+    /** Tells the callers of works that need no durability their outcome, and wakes them. */
+    private static void tellUnsynced(List<Pending<?>> batch, Object[] results, Throwable[] failures) {
+        for (int i = 0; i < batch.size(); i++) {
+            Pending<?> pending = batch.get(i);
+            if (!pending.synced && !pending.done) {
+                if (failures[i] != null) {
+                    pending.failed(failures[i]);
+                }
+                else {
+                    pending.succeededUnchecked(results[i]);
+                }
+                LockSupport.unpark(pending.thread);
+            }
+        }
     }
 
     /**
@@ -473,6 +527,12 @@ final class GroupCommit {
 
         final JdbcExecutionStore.SqlWork<T> work;
 
+        /**
+         * Whether its caller is told only once the batch is durable; {@code false} for a work that needs no durability,
+         * told at the commit, which never leads a batch.
+         */
+        final boolean synced;
+
         /** The caller's thread, woken when the work has its outcome or the caller may lead. */
         final Thread thread = Thread.currentThread();
 
@@ -488,8 +548,9 @@ final class GroupCommit {
 
         private @Nullable Throwable failure;
 
-        Pending(JdbcExecutionStore.SqlWork<T> work) {
+        Pending(JdbcExecutionStore.SqlWork<T> work, boolean synced) {
             this.work = work;
+            this.synced = synced;
         }
 
         void succeeded(@Nullable T result) {

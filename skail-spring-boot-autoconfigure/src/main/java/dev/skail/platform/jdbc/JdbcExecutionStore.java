@@ -778,14 +778,26 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         JdbcCustomization.Claim claim = new JdbcCustomization.Claim(workload, version, owner, limit, now, leaseUntil,
                 exclude, Math.floorMod(this.turns.getAndIncrement(), 3));
         return this.retry.run("claim due executions", () -> {
-            try (Connection connection = this.dataSource.getConnection()) {
-                List<Lease> leases = this.customization.claimDue(connection, claim);
-                if (!connection.getAutoCommit()) {
-                    connection.commit();
-                }
-                return leases;
+            GroupCommit group = this.groupCommit;
+            if (group != null && this.customization.ownedByThisProcess()) {
+                // a claim need not be durable (lost, its executions are due again; this process alone opens the
+                // file): it rides the batch being written, if any, and is told at its commit
+                return group.runUnsynced((connection) -> this.customization.claimDue(connection, claim),
+                        () -> claimAlone(claim));
             }
+            return claimAlone(claim);
         });
+    }
+
+    /** A claim in a transaction of its own (auto-commit where the dialect's statement is one). */
+    private List<Lease> claimAlone(JdbcCustomization.Claim claim) throws SQLException {
+        try (Connection connection = this.dataSource.getConnection()) {
+            List<Lease> leases = this.customization.claimDue(connection, claim);
+            if (!connection.getAutoCommit()) {
+                connection.commit();
+            }
+            return leases;
+        }
     }
 
     /**

@@ -420,8 +420,25 @@ class DurableCommitTests {
 
         private final AtomicInteger held = new AtomicInteger();
 
+        /** Entered by the sync after the held one, when {@link #holdSecondSync} asked for it. */
+        final CountDownLatch secondSyncEntered = new CountDownLatch(1);
+
+        private final CountDownLatch secondReleased = new CountDownLatch(1);
+
+        private final AtomicBoolean holdingSecond = new AtomicBoolean();
+
         void holdSyncs() {
             this.holding.set(true);
+        }
+
+        /** Holds the sync that comes after the one {@link #holdSyncs} holds, until {@link #releaseSecond}. */
+        void holdSecondSync() {
+            this.holdingSecond.set(true);
+        }
+
+        void releaseSecond() {
+            this.holdingSecond.set(false);
+            this.secondReleased.countDown();
         }
 
         void failSyncs() {
@@ -462,9 +479,16 @@ class DurableCommitTests {
                             if (this.failing.get()) {
                                 throw new SQLException("IO Exception: \"fsync failed\"", "08000");
                             }
-                            if (this.holding.get() && this.held.getAndIncrement() == 0) {
-                                this.syncEntered.countDown();
-                                this.released.await(30, TimeUnit.SECONDS);
+                            if (this.holding.get() || this.holdingSecond.get()) {
+                                int index = this.held.getAndIncrement();
+                                if (index == 0 && this.holding.get()) {
+                                    this.syncEntered.countDown();
+                                    this.released.await(30, TimeUnit.SECONDS);
+                                }
+                                else if (index == 1 && this.holdingSecond.get()) {
+                                    this.secondSyncEntered.countDown();
+                                    this.secondReleased.await(30, TimeUnit.SECONDS);
+                                }
                             }
                         }
                         return invoke(statement, method, args);

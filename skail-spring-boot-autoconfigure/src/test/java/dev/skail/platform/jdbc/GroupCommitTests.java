@@ -131,6 +131,43 @@ class GroupCommitTests {
         assertThat(after.syncs() - before.syncs()).isEqualTo(2);
     }
 
+    @Test
+    void aClaimRidesTheBatchBeingWrittenAndIsToldAtItsCommitBeforeItsSync() throws Exception {
+        Lease holder = running(1, "segurar-").get(0);
+        Lease writer = running(1, "escrever-").get(0);
+        this.store.create(new ExecutionRow("pedido-0", "vendas", "v1", "processarPedido", "[{\"total\":150.00}]",
+                ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null));
+        JdbcExecutionStore.Syncs before = this.store.syncs().orElseThrow();
+        this.dataSource.holdSyncs();
+        this.dataSource.holdSecondSync();
+        Future<?> held = this.runners.submit(() -> this.store.recordStep(holder, charge(holder.taskId(), 0, "1.00"),
+                null, 200, 30_000));
+        assertThat(this.dataSource.syncEntered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // a batch is being written (its sync held): a step and a claim wait for the next one
+        Future<?> step = this.runners.submit(() -> this.store.recordStep(writer, charge(writer.taskId(), 0,
+                "150.00"), attempt(writer.taskId(), 0), 200, 30_000));
+        Future<List<Lease>> claim = this.runners.submit(() -> this.store.claimDue("vendas", "v1", "b", 10, 200,
+                30_000, Set.of()));
+        DurableCommitTests.spinUntil(() -> this.store.writesQueued() >= 2, "the step and the claim queued");
+        this.dataSource.release();
+        held.get(10, TimeUnit.SECONDS);
+
+        // the next batch carries both; its sync is held: the claim has its leases, the step is not told yet
+        assertThat(this.dataSource.secondSyncEntered.await(10, TimeUnit.SECONDS)).isTrue();
+        List<Lease> claimed = claim.get(10, TimeUnit.SECONDS);
+        assertThat(claimed).extracting(Lease::taskId).containsExactly("pedido-0");
+        assertThat(this.store.find("pedido-0").orElseThrow().status()).isEqualTo(ExecutionStatus.RUNNING);
+        assertThat(step.isDone()).isFalse();
+        this.dataSource.releaseSecond();
+        step.get(10, TimeUnit.SECONDS);
+        assertThat(this.store.history(writer.taskId()).orElseThrow().steps()).hasSize(1);
+        JdbcExecutionStore.Syncs after = this.store.syncs().orElseThrow();
+        // the held step alone, then the step and the claim in one commit
+        assertThat(after.commits() - before.commits()).isEqualTo(2);
+        assertThat(after.writes() - before.writes()).isEqualTo(1 + 2);
+    }
+
     /** Runs {@code queue} while a first step's sync is held, waits until it queued {@code queued} writes, releases. */
     private List<Future<?>> whileTheFirstSyncIsHeld(int queued, java.util.concurrent.Callable<List<Future<?>>> queue,
             Lease... first) throws Exception {
