@@ -21,6 +21,9 @@ import dev.skail.platform.StoreDeadline;
  * Runs the write transactions of concurrent callers as one transaction, one commit and one sync to disk (group
  * commit across executions).
  * <p>
+ * What follows is about durable writes ({@link #run}). A work that needs no durability (a claim, {@link #runUnsynced})
+ * rides the next batch when one is sure to come, is told at its commit, never leads a batch, and otherwise runs alone.
+ * <p>
  * A caller queues its work and waits. Whichever waiting caller finds no batch running leads the next one: it takes
  * everything queued (at most {@code maxBatch}), runs each work in turn on one connection, commits, waits until the
  * commit would survive a power loss ({@link JdbcCustomization#committed}), and only then gives every caller its
@@ -105,20 +108,33 @@ final class GroupCommit {
     }
 
     /**
-     * Runs {@code work}, which needs no durability (a claim: lost, its executions are simply due again), in the batch
-     * that is written next when one is being written now, and returns its result as soon as that batch has committed,
-     * before its sync. Its pages then go to disk in the chunk of a commit that happens anyway, instead of a commit of
-     * its own that holds H2's store lock (and, after a chunk H2 puts into reused space, a force) while the batches
-     * wait for it. It never leads a batch, which would make it wait for the batch's sync: when no batch is being
-     * written, or none takes it, {@code alone} runs instead, as the work would have without this class.
+     * Runs {@code work}, which needs no durability (a claim: lost, its executions are simply due again), in the next
+     * batch when one is sure to come (a batch is being written and a durable write waits for the next), and returns
+     * its result as soon as that batch has committed, before its sync. Its pages then go to disk in the chunk of a
+     * commit that happens anyway, instead of a commit of its own that holds H2's store lock (and, after a chunk H2
+     * puts into reused space, a force) while the batches wait for it. It never leads a batch, which would make it
+     * wait for the batch's sync: otherwise, or when the durable writes it waited with leave, {@code alone} runs
+     * instead, as the work would have without this class. Once a batch has taken it, an interrupt does not make it
+     * give up (the batch would commit what it claimed with nobody to run it): it waits for the commit, then keeps the
+     * interrupt.
      * @throws SQLException as the work, its commit, or {@code alone} failed
      */
     <T> T runUnsynced(JdbcExecutionStore.SqlWork<T> work, Alone<T> alone) throws SQLException {
-        boolean writing;
+        boolean next;
         synchronized (this.lock) {
-            writing = this.leading;
+            next = this.leading && hasSyncedQueued();
         }
-        return writing ? run(new Pending<>(work, false), alone) : alone.run();
+        return next ? run(new Pending<>(work, false), alone) : alone.run();
+    }
+
+    /** Whether a durable write waits in the queue (it will lead or be in the next batch). Called holding the lock. */
+    private boolean hasSyncedQueued() {
+        for (Pending<?> pending : this.queue) {
+            if (pending.synced) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** What a work that needs no durability runs when no batch takes it (see {@link #runUnsynced}). */
@@ -140,15 +156,20 @@ final class GroupCommit {
                         queued = true;
                     }
                     if (mine.done) {
+                        if (mine.interrupted) {
+                            Thread.currentThread().interrupt();
+                        }
                         return mine.outcome();
                     }
-                    if (!this.leading && !mine.taken && !mine.synced) {
-                        // no batch took it and none is being written: it does not lead one (it would wait for the
-                        // sync), it runs alone; the next queued, if any, leads
+                    if (!this.leading && !mine.taken && !mine.synced && !hasSyncedQueued()) {
+                        // no durable write left to lead the next batch: it does not lead one (it would wait for the
+                        // sync), it runs alone
                         leave(mine);
                         break;
                     }
-                    if (!this.leading && !mine.taken) {
+                    // a work that needs no durability waits for a batch to take it (a durable write queued will
+                    // lead the next one); a durable write still queued when no batch is being written leads one
+                    if (mine.synced && !this.leading && !mine.taken) {
                         if (StoreDeadline.remainingMillis() == 0) {
                             // too late to write anything: not the others' batch to fail on its deadline
                             leave(mine);
@@ -261,6 +282,13 @@ final class GroupCommit {
             LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(remaining));
         }
         if (Thread.interrupted()) {
+            synchronized (this.lock) {
+                if (!mine.synced && mine.taken && !mine.done) {
+                    // taken by a batch that commits it: waits for that commit (soon), keeps the interrupt for after
+                    mine.interrupted = true;
+                    return;
+                }
+            }
             Thread.currentThread().interrupt();
             synchronized (this.lock) {
                 if (mine.done) {
@@ -289,11 +317,19 @@ final class GroupCommit {
         return queued;
     }
 
-    /** Wakes the first caller still queued, who leads the next batch. Called holding {@link #lock}. */
+    /**
+     * Wakes the first durable write still queued, who leads the next batch (and takes what is queued before it); when
+     * none is left, the works that need no durability, which then run alone. Called holding {@link #lock}.
+     */
     private void wakeNextLeader() {
-        Pending<?> next = this.queue.peek();
-        if (next != null) {
-            LockSupport.unpark(next.thread);
+        for (Pending<?> pending : this.queue) {
+            if (pending.synced) {
+                LockSupport.unpark(pending.thread);
+                return;
+            }
+        }
+        for (Pending<?> pending : this.queue) {
+            LockSupport.unpark(pending.thread);
         }
     }
 
@@ -340,7 +376,9 @@ final class GroupCommit {
     /** Runs one work in a transaction of its own; whatever it throws is its caller's. */
     private <T> void alone(Pending<T> pending) {
         try {
-            pending.succeeded(JdbcExecutionStore.inTransaction(this.dataSource, this.customization, pending.work));
+            // a work that needs no durability waits for no sync here either
+            pending.succeeded(JdbcExecutionStore.inTransaction(this.dataSource,
+                    pending.synced ? this.customization : null, pending.work));
             this.works.incrementAndGet();
             this.transactions.incrementAndGet();
         }
@@ -540,6 +578,9 @@ final class GroupCommit {
 
         /** Whether a batch took it (it is no longer queued). Guarded by {@link GroupCommit#lock}. */
         private boolean taken;
+
+        /** Whether a work that needs no durability was interrupted once taken (kept for after its commit). */
+        private volatile boolean interrupted;
 
         /** Whether its caller gave up waiting after a batch took it (its deadline passed). */
         private volatile boolean abandoned;

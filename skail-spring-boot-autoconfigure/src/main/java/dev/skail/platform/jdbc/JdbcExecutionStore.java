@@ -182,7 +182,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * @param commits the commits that waited to be on disk before anyone was told they are recorded
      * @param syncs the syncs to the device that made them so (fewer than the commits when many write at once)
      * @param writes the writes those commits carried (more than the commits when the writes of several executions
-     * shared one: group commit)
+     * shared one: group commit), the claims that rode them included (a claim made alone is not counted: it waits for
+     * no sync)
      * @param barrierForces the forces to the device made, besides the syncs, before H2 wrote over space of its file
      * that it had written before (H2 reuses the space of chunks it no longer needs; what made that space free must be
      * on the device before it is written over, see {@code docs/performance.md}); each forces earlier what the next

@@ -479,7 +479,10 @@ class DurableCommitTests {
                             if (this.failing.get()) {
                                 throw new SQLException("IO Exception: \"fsync failed\"", "08000");
                             }
-                            if (this.holding.get() || this.holdingSecond.get()) {
+                            // the store's compaction syncs its rewrites on a thread of its own, when it finds
+                            // something to rewrite: not one of the syncs a test holds or counts
+                            boolean compaction = Thread.currentThread().getName().startsWith("skail:h2-housekeeping");
+                            if (!compaction && (this.holding.get() || this.holdingSecond.get())) {
                                 int index = this.held.getAndIncrement();
                                 if (index == 0 && this.holding.get()) {
                                     this.syncEntered.countDown();

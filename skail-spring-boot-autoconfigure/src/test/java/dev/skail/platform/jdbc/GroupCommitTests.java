@@ -132,7 +132,7 @@ class GroupCommitTests {
     }
 
     @Test
-    void aClaimRidesTheBatchBeingWrittenAndIsToldAtItsCommitBeforeItsSync() throws Exception {
+    void aClaimRidesTheNextBatchAndIsToldAtItsCommitBeforeItsSync() throws Exception {
         Lease holder = running(1, "segurar-").get(0);
         Lease writer = running(1, "escrever-").get(0);
         this.store.create(new ExecutionRow("pedido-0", "vendas", "v1", "processarPedido", "[{\"total\":150.00}]",
@@ -144,12 +144,13 @@ class GroupCommitTests {
                 null, 200, 30_000));
         assertThat(this.dataSource.syncEntered.await(10, TimeUnit.SECONDS)).isTrue();
 
-        // a batch is being written (its sync held): a step and a claim wait for the next one
+        // a batch is being written (its sync held) and a step waits for the next one: a claim waits for it too
         Future<?> step = this.runners.submit(() -> this.store.recordStep(writer, charge(writer.taskId(), 0,
                 "150.00"), attempt(writer.taskId(), 0), 200, 30_000));
+        DurableCommitTests.spinUntil(() -> this.store.writesQueued() >= 1, "the step queued");
         Future<List<Lease>> claim = this.runners.submit(() -> this.store.claimDue("vendas", "v1", "b", 10, 200,
                 30_000, Set.of()));
-        DurableCommitTests.spinUntil(() -> this.store.writesQueued() >= 2, "the step and the claim queued");
+        DurableCommitTests.spinUntil(() -> this.store.writesQueued() >= 2, "the claim queued behind the step");
         this.dataSource.release();
         held.get(10, TimeUnit.SECONDS);
 
@@ -166,6 +167,25 @@ class GroupCommitTests {
         // the held step alone, then the step and the claim in one commit
         assertThat(after.commits() - before.commits()).isEqualTo(2);
         assertThat(after.writes() - before.writes()).isEqualTo(1 + 2);
+    }
+
+    @Test
+    void aClaimWithNoDurableWriteQueuedCommitsAloneWithoutWaitingForTheSyncInProgress() throws Exception {
+        Lease holder = running(1, "segurar-").get(0);
+        this.store.create(new ExecutionRow("pedido-0", "vendas", "v1", "processarPedido", "[{\"total\":150.00}]",
+                ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null));
+        this.dataSource.holdSyncs();
+        Future<?> held = this.runners.submit(() -> this.store.recordStep(holder, charge(holder.taskId(), 0, "1.00"),
+                null, 200, 30_000));
+        assertThat(this.dataSource.syncEntered.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // nothing would lead a next batch: the claim does not wait for the held sync
+        List<Lease> claimed = this.runners.submit(() -> this.store.claimDue("vendas", "v1", "b", 10, 200, 30_000,
+                Set.of())).get(10, TimeUnit.SECONDS);
+        assertThat(claimed).extracting(Lease::taskId).containsExactly("pedido-0");
+        assertThat(held.isDone()).isFalse();
+        this.dataSource.release();
+        held.get(10, TimeUnit.SECONDS);
     }
 
     /** Runs {@code queue} while a first step's sync is held, waits until it queued {@code queued} writes, releases. */
