@@ -120,11 +120,7 @@ final class GroupCommit {
      * @throws SQLException as the work, its commit, or {@code alone} failed
      */
     <T> T runUnsynced(JdbcExecutionStore.SqlWork<T> work, Alone<T> alone) throws SQLException {
-        boolean next;
-        synchronized (this.lock) {
-            next = this.leading && hasSyncedQueued();
-        }
-        return next ? run(new Pending<>(work, false), alone) : alone.run();
+        return run(new Pending<>(work, false), alone);
     }
 
     /** Whether a durable write waits in the queue (it will lead or be in the next batch). Called holding the lock. */
@@ -151,6 +147,10 @@ final class GroupCommit {
             while (true) {
                 synchronized (this.lock) {
                     if (!queued) {
+                        if (!mine.synced && !(this.leading && hasSyncedQueued())) {
+                            // no next batch is sure to come: it runs alone at once
+                            break;
+                        }
                         // queued and checked in one hold of the lock: no batch takes it before it has looked
                         this.queue.add(mine);
                         queued = true;
@@ -161,9 +161,9 @@ final class GroupCommit {
                         }
                         return mine.outcome();
                     }
-                    if (!this.leading && !mine.taken && !mine.synced && !hasSyncedQueued()) {
-                        // no durable write left to lead the next batch: it does not lead one (it would wait for the
-                        // sync), it runs alone
+                    if (!mine.synced && !mine.taken && !hasSyncedQueued()) {
+                        // no durable write left to lead or join the next batch: it does not lead one (it would wait
+                        // for the sync), it runs alone
                         leave(mine);
                         break;
                     }
@@ -189,6 +189,7 @@ final class GroupCommit {
                         }
                         this.leading = true;
                         lead = next;
+                        wakeUnsyncedLeftAlone();
                         break;
                     }
                 }
@@ -201,6 +202,9 @@ final class GroupCommit {
             // the first queued is woken to lead)
             synchronized (this.lock) {
                 leave(mine);
+            }
+            if (mine.interrupted) {
+                Thread.currentThread().interrupt();
             }
             throw ex;
         }
@@ -288,9 +292,7 @@ final class GroupCommit {
                     mine.interrupted = true;
                     return;
                 }
-            }
-            Thread.currentThread().interrupt();
-            synchronized (this.lock) {
+                Thread.currentThread().interrupt();
                 if (mine.done) {
                     return;
                 }
@@ -314,7 +316,22 @@ final class GroupCommit {
         if (!this.leading) {
             wakeNextLeader();
         }
+        else {
+            wakeUnsyncedLeftAlone();
+        }
         return queued;
+    }
+
+    /**
+     * Wakes the works that need no durability still queued when no durable write is queued with them: no next batch is
+     * sure to come, and they run alone rather than wait for the sync in progress. Called holding {@link #lock}.
+     */
+    private void wakeUnsyncedLeftAlone() {
+        if (!hasSyncedQueued()) {
+            for (Pending<?> pending : this.queue) {
+                LockSupport.unpark(pending.thread);
+            }
+        }
     }
 
     /**

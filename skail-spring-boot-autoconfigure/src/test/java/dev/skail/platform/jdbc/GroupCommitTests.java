@@ -174,16 +174,20 @@ class GroupCommitTests {
         Lease holder = running(1, "segurar-").get(0);
         this.store.create(new ExecutionRow("pedido-0", "vendas", "v1", "processarPedido", "[{\"total\":150.00}]",
                 ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null));
+        JdbcExecutionStore.Syncs before = this.store.syncs().orElseThrow();
         this.dataSource.holdSyncs();
         Future<?> held = this.runners.submit(() -> this.store.recordStep(holder, charge(holder.taskId(), 0, "1.00"),
                 null, 200, 30_000));
         assertThat(this.dataSource.syncEntered.await(10, TimeUnit.SECONDS)).isTrue();
 
-        // nothing would lead a next batch: the claim does not wait for the held sync
+        // nothing would lead a next batch: the claim does not wait for the held sync, and rides no batch
         List<Lease> claimed = this.runners.submit(() -> this.store.claimDue("vendas", "v1", "b", 10, 200, 30_000,
                 Set.of())).get(10, TimeUnit.SECONDS);
         assertThat(claimed).extracting(Lease::taskId).containsExactly("pedido-0");
         assertThat(held.isDone()).isFalse();
+        assertThat(this.store.writesQueued()).isZero();
+        // the held step's batch alone carried a write
+        assertThat(this.store.syncs().orElseThrow().writes() - before.writes()).isEqualTo(1);
         this.dataSource.release();
         held.get(10, TimeUnit.SECONDS);
     }
