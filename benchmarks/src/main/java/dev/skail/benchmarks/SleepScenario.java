@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailClient;
@@ -50,8 +51,7 @@ public final class SleepScenario {
      * closer (a pool's executors of one thread, started on demand and ended after a few seconds idle) and the JVM's
      * attach listener (started when a tool attaches, a profiler for instance).
      */
-    private static final java.util.regex.Pattern TRANSIENT = java.util.regex.Pattern
-        .compile(".*:connection-(adder|closer)|Attach_Listener");
+    private static final Pattern TRANSIENT = Pattern.compile(".*:connection-(adder|closer)|Attach_Listener");
 
     private final Settings settings;
 

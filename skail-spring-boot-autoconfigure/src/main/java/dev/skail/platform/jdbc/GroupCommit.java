@@ -328,9 +328,14 @@ final class GroupCommit {
      */
     private void wakeUnsyncedLeftAlone() {
         if (!hasSyncedQueued()) {
-            for (Pending<?> pending : this.queue) {
-                LockSupport.unpark(pending.thread);
-            }
+            wakeQueued();
+        }
+    }
+
+    /** Wakes every caller still queued. Called holding {@link #lock}. */
+    private void wakeQueued() {
+        for (Pending<?> pending : this.queue) {
+            LockSupport.unpark(pending.thread);
         }
     }
 
@@ -345,9 +350,7 @@ final class GroupCommit {
                 return;
             }
         }
-        for (Pending<?> pending : this.queue) {
-            LockSupport.unpark(pending.thread);
-        }
+        wakeQueued();
     }
 
     /** Wakes the callers of a batch, but the leader (which is running). */

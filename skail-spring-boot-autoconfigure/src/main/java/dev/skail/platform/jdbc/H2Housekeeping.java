@@ -68,11 +68,14 @@ final class H2Housekeeping implements AutoCloseable {
     /** Rounds run (each a compaction, or a look that found nothing committed since the last). */
     private final java.util.concurrent.atomic.AtomicLong rounds = new java.util.concurrent.atomic.AtomicLong();
 
+    /** The name of the thread that compacts (and syncs its rewrites). */
+    static final String THREAD_NAME = "skail:h2-housekeeping";
+
     H2Housekeeping(DataSource dataSource, H2GroupSync sync) {
         this.dataSource = dataSource;
         this.sync = sync;
         this.scheduler = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-            Thread thread = new Thread(runnable, "skail:h2-housekeeping");
+            Thread thread = new Thread(runnable, THREAD_NAME);
             thread.setDaemon(true);
             return thread;
         });

@@ -782,7 +782,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             GroupCommit group = this.groupCommit;
             if (group != null && this.customization.ownedByThisProcess()) {
                 // a claim need not be durable (lost, its executions are due again; this process alone opens the
-                // file): it rides the batch being written, if any, and is told at its commit
+                // file): it rides the next batch when one is sure to come, and is told at its commit
                 return group.runUnsynced((connection) -> this.customization.claimDue(connection, claim),
                         () -> claimAlone(claim));
             }

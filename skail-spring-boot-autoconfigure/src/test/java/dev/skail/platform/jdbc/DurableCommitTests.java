@@ -481,7 +481,8 @@ class DurableCommitTests {
                             }
                             // the store's compaction syncs its rewrites on a thread of its own, when it finds
                             // something to rewrite: not one of the syncs a test holds or counts
-                            boolean compaction = Thread.currentThread().getName().startsWith("skail:h2-housekeeping");
+                            boolean compaction = Thread.currentThread().getName()
+                                .equals(H2Housekeeping.THREAD_NAME);
                             if (!compaction && (this.holding.get() || this.holdingSecond.get())) {
                                 int index = this.held.getAndIncrement();
                                 if (index == 0 && this.holding.get()) {
