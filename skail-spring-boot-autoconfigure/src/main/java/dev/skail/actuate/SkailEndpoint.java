@@ -45,7 +45,9 @@ public class SkailEndpoint {
             worker.put("state", this.worker.isRunning() ? (this.worker.isHealthy() ? "running" : "cannot poll")
                     : "stopped");
             worker.put("busy", this.worker.busy());
+            worker.put("queued", this.worker.queued());
             worker.put("concurrency", this.worker.concurrency());
+            worker.put("prefetch", this.worker.prefetch());
         }
         List<Failure> failures = this.runtime
             .search(SkailQuery.all().withStatuses(ExecutionStatus.FAILED).withSize(RECENT_FAILURES))

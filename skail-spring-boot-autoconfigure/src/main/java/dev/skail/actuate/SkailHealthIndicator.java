@@ -69,7 +69,9 @@ public class SkailHealthIndicator extends AbstractHealthIndicator {
             builder.down().withDetail("worker", "cannot poll the store: " + worker.lastPollFailure().getMessage());
         }
         else {
-            builder.up().withDetail("worker", "running " + worker.busy() + " of " + worker.concurrency());
+            int queued = worker.queued();
+            builder.up().withDetail("worker", "running " + Math.max(0, worker.busy() - queued) + " of "
+                    + worker.concurrency() + ((queued > 0) ? ", " + queued + " queued" : ""));
         }
     }
 }

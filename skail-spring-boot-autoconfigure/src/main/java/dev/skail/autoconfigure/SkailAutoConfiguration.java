@@ -272,7 +272,7 @@ public final class SkailAutoConfiguration {
         SkailProperties.Worker worker = properties.getWorker();
         SqlDialect dialect = (store instanceof JdbcExecutionStore jdbc) ? jdbc.dialect() : null;
         return new SkailWorker(runtime, store, clock.getIfAvailable(Clock::systemUTC), worker.concurrency(dialect),
-                worker.getPollInterval(), worker.getShutdownTimeout());
+                worker.prefetch(dialect), worker.getPollInterval(), worker.getShutdownTimeout());
     }
 
     @Bean

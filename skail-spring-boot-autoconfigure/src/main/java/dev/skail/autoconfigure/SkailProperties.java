@@ -365,6 +365,14 @@ public class SkailProperties {
          */
         private @Nullable Integer concurrency;
 
+        /**
+         * How many due executions a claim may take beyond the worker's free threads while a backlog waits in the
+         * store; they wait in this instance's queue (leased, their leases renewed) and run as threads come free.
+         * Defaults to half the concurrency on the embedded H2 store (its claims wait for the group commit's next
+         * batch), and to 0 on PostgreSQL (where another instance could run them at once).
+         */
+        private @Nullable Integer prefetch;
+
         /** How often the store is polled for due executions. */
         private Duration pollInterval = Duration.ofMillis(200);
 
@@ -403,6 +411,25 @@ public class SkailProperties {
 
         public void setConcurrency(@Nullable Integer concurrency) {
             this.concurrency = concurrency;
+        }
+
+        public @Nullable Integer getPrefetch() {
+            return this.prefetch;
+        }
+
+        /**
+         * The prefetch set, or the default for the store's database.
+         * @param dialect the database of the execution store, or {@code null} for a store of the application's own
+         */
+        public int prefetch(@Nullable SqlDialect dialect) {
+            if (this.prefetch != null) {
+                return this.prefetch;
+            }
+            return (dialect == SqlDialect.H2) ? concurrency(dialect) / 2 : 0;
+        }
+
+        public void setPrefetch(@Nullable Integer prefetch) {
+            this.prefetch = prefetch;
         }
 
         public int getAsyncThreads() {

@@ -50,6 +50,13 @@ public class SkailWorker implements SmartLifecycle {
 
     private final int concurrency;
 
+    /**
+     * How many executions beyond its free threads a claim may take while a backlog waits in the store (the last claim
+     * filled every slot it asked for). They wait in this worker's queue, leased and renewed like running ones, and a
+     * thread that ends a delivery takes the next at once instead of waiting for the poller's next claim.
+     */
+    private final int prefetch;
+
     private final Duration pollInterval;
 
     private final Duration shutdownTimeout;
@@ -105,13 +112,26 @@ public class SkailWorker implements SmartLifecycle {
 
     public SkailWorker(SkailRuntime runtime, ExecutionStore store, Clock clock, int concurrency, Duration pollInterval,
             Duration shutdownTimeout) {
+        this(runtime, store, clock, concurrency, 0, pollInterval, shutdownTimeout);
+    }
+
+    /**
+     * @param prefetch how many due executions a claim may take beyond the free threads while a backlog waits in the
+     * store (0: none); they wait in this worker's queue, their leases renewed, and run as threads come free
+     */
+    public SkailWorker(SkailRuntime runtime, ExecutionStore store, Clock clock, int concurrency, int prefetch,
+            Duration pollInterval, Duration shutdownTimeout) {
         if (concurrency < 1) {
             throw new IllegalArgumentException("skail.worker.concurrency must be at least 1, not " + concurrency);
+        }
+        if (prefetch < 0) {
+            throw new IllegalArgumentException("skail.worker.prefetch must be 0 or more, not " + prefetch);
         }
         this.runtime = runtime;
         this.store = store;
         this.clock = clock;
         this.concurrency = concurrency;
+        this.prefetch = prefetch;
         this.pollInterval = pollInterval;
         this.shutdownTimeout = shutdownTimeout;
     }
@@ -176,14 +196,17 @@ public class SkailWorker implements SmartLifecycle {
         if (!this.started) {
             return;
         }
-        if (this.busy.get() >= this.concurrency) {
+        // under a backlog (the last claim filled its slots) a claim also takes work for the threads that come free
+        // while the next claim waits for the store: on the embedded store a claim rides the group commit's next batch
+        int capacity = this.drained ? this.concurrency : this.concurrency + this.prefetch;
+        if (this.busy.get() >= capacity) {
             return;
         }
         // the free slots are taken before the claim, so that triggers handing executions over meanwhile never make
         // this worker run more than its concurrency; such a trigger may wait for the claim to end (reserve)
         CountDownLatch claim = new CountDownLatch(1);
         this.claiming = claim;
-        int free = takeFreeSlots();
+        int free = takeFreeSlots(capacity);
         if (free <= 0) {
             claim.countDown();
             return;
@@ -215,15 +238,19 @@ public class SkailWorker implements SmartLifecycle {
         }
     }
 
-    /** Takes every free slot at once; each is given back by the delivery that uses it, or by the caller. */
-    private int takeFreeSlots() {
+    /**
+     * Takes every free slot at once, up to {@code capacity} in all; each is given back by the delivery that uses it, or
+     * by the caller. The pool's threads, {@code concurrency} of them, still bound what runs at once: a delivery of a
+     * slot beyond them waits in the pool's queue.
+     */
+    private int takeFreeSlots(int capacity) {
         while (true) {
             int busy = this.busy.get();
-            int free = this.concurrency - busy;
+            int free = capacity - busy;
             if (free <= 0) {
                 return 0;
             }
-            if (this.busy.compareAndSet(busy, this.concurrency)) {
+            if (this.busy.compareAndSet(busy, capacity)) {
                 return free;
             }
         }
@@ -305,7 +332,7 @@ public class SkailWorker implements SmartLifecycle {
             return;
         }
         try {
-            pool.execute(() -> run(lease, known));
+            pool.execute(new Delivery(lease, known));
         }
         catch (RuntimeException ex) {
             unreserve();
@@ -392,8 +419,22 @@ public class SkailWorker implements SmartLifecycle {
         }
     }
 
-    private void run(Lease lease) {
-        run(lease, null);
+    /** A delivery handed to the pool; one the pool never started (the worker stopped) is given back by its lease. */
+    private final class Delivery implements Runnable {
+
+        final Lease lease;
+
+        final @Nullable StoredHistory known;
+
+        Delivery(Lease lease, @Nullable StoredHistory known) {
+            this.lease = lease;
+            this.known = known;
+        }
+
+        @Override
+        public void run() {
+            SkailWorker.this.run(this.lease, this.known);
+        }
     }
 
     private void run(Lease lease, @Nullable StoredHistory known) {
@@ -457,6 +498,17 @@ public class SkailWorker implements SmartLifecycle {
             List<Runnable> queued = new ArrayList<>();
             pool.getQueue().drainTo(queued);
             this.busy.addAndGet(-queued.size());
+            List<Lease> neverStarted = new ArrayList<>();
+            for (Runnable delivery : queued) {
+                if (delivery instanceof Delivery never) {
+                    // no longer this worker's: a start after this stop claims it again rather than skip it as running
+                    this.running.remove(never.lease.taskId(), never.lease);
+                    neverStarted.add(never.lease);
+                }
+            }
+            // given back at once (claimed ahead under a backlog, there may be several): another instance may run them
+            // while the running deliveries here reach their step boundary
+            release(neverStarted);
             pool.shutdown();
             try {
                 if (!pool.awaitTermination(this.shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -505,8 +557,22 @@ public class SkailWorker implements SmartLifecycle {
         return this.running.size();
     }
 
+    /**
+     * How many of the {@link #busy} executions wait in this worker's queue for a thread (claimed ahead under a
+     * backlog, see {@link #prefetch}).
+     */
+    public int queued() {
+        ThreadPoolExecutor pool = this.executor;
+        return (pool != null) ? pool.getQueue().size() : 0;
+    }
+
     public int concurrency() {
         return this.concurrency;
+    }
+
+    /** How many executions beyond its free threads a claim may take under a backlog (see the constructor). */
+    public int prefetch() {
+        return this.prefetch;
     }
 
     @Override

@@ -78,6 +78,8 @@ class SkailAutoConfigurationTests {
         String url = "jdbc:h2:mem:concurrency-default;DB_CLOSE_DELAY=-1";
         this.runner.withPropertyValues("skail.store.url=" + url).run((context) -> {
             assertThat(context.getBean(SkailWorker.class).concurrency()).isEqualTo(expected);
+            // its claims wait for the group commit's next batch: under a backlog they take half as many again ahead
+            assertThat(context.getBean(SkailWorker.class).prefetch()).isEqualTo(expected / 2);
             try (Connection probe = DriverManager.getConnection(url, "", "")) {
                 // the pool opens its connections in the background, up to its maximum: H2 counts them as sessions
                 Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
@@ -119,6 +121,20 @@ class SkailAutoConfigurationTests {
             .isEqualTo(Math.max(4, 4 * Runtime.getRuntime().availableProcessors()));
         assertThat(new SkailProperties.Worker().concurrency(null))
             .isEqualTo(Math.max(4, 4 * Runtime.getRuntime().availableProcessors()));
+        // nothing claimed ahead: another instance may be free to run it at once
+        assertThat(new SkailProperties.Worker().prefetch(SqlDialect.POSTGRESQL)).isZero();
+        assertThat(new SkailProperties.Worker().prefetch(null)).isZero();
+    }
+
+    @Test
+    void aSetPrefetchWinsOverTheDefaultAndANegativeOneFailsTheStartSayingWhy() {
+        this.runner.withPropertyValues("skail.worker.concurrency=6", "skail.worker.prefetch=0")
+            .run((context) -> assertThat(context.getBean(SkailWorker.class).prefetch()).isZero());
+        this.runner.withPropertyValues("skail.worker.prefetch=-1")
+            .run((context) -> assertThat(context).getFailure()
+                .rootCause()
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("skail.worker.prefetch must be 0 or more, not -1"));
     }
 
     @Test
