@@ -104,6 +104,12 @@ public class SkailWorker implements SmartLifecycle {
     /** How many leases {@link #releaseSoon} keeps to give back; past that, they expire on their own. */
     static final int MAX_PENDING_RELEASES = 1024;
 
+    /** The largest {@code skail.worker.prefetch}: executions held in the queue, each a lease renewed. */
+    static final int MAX_PREFETCH = 10_000;
+
+    /** Leases the store said another runner holds now: a delivery still queued with one of them never starts. */
+    private final Set<Lease> lost = ConcurrentHashMap.newKeySet();
+
     /**
      * How long the poller may spend giving back the leases {@link #releaseSoon} was handed, in one go; those it could
      * not give back in that time expire on their own.
@@ -124,8 +130,9 @@ public class SkailWorker implements SmartLifecycle {
         if (concurrency < 1) {
             throw new IllegalArgumentException("skail.worker.concurrency must be at least 1, not " + concurrency);
         }
-        if (prefetch < 0) {
-            throw new IllegalArgumentException("skail.worker.prefetch must be 0 or more, not " + prefetch);
+        if (prefetch < 0 || prefetch > MAX_PREFETCH) {
+            throw new IllegalArgumentException("skail.worker.prefetch must be between 0 and " + MAX_PREFETCH
+                    + ", not " + prefetch);
         }
         this.runtime = runtime;
         this.store = store;
@@ -173,7 +180,8 @@ public class SkailWorker implements SmartLifecycle {
         long heartbeat = Math.max(1, this.runtime.settings().leaseDuration().toMillis() / 3);
         renewer.scheduleWithFixedDelay(this::renewLeases, heartbeat, heartbeat, TimeUnit.MILLISECONDS);
         logger.info("skail worker started for " + this.runtime.settings().workload() + ":"
-                + this.runtime.settings().version() + " (concurrency " + this.concurrency + ", poll every "
+                + this.runtime.settings().version() + " (concurrency " + this.concurrency + ", prefetch "
+                + this.prefetch + ", poll every "
                 + this.pollInterval.toMillis() + " ms)");
     }
 
@@ -332,7 +340,7 @@ public class SkailWorker implements SmartLifecycle {
             return;
         }
         try {
-            pool.execute(new Delivery(lease, known));
+            pool.execute(new QueuedDelivery(lease, known));
         }
         catch (RuntimeException ex) {
             unreserve();
@@ -419,14 +427,30 @@ public class SkailWorker implements SmartLifecycle {
         }
     }
 
+    /**
+     * Gives back the slots and leases of deliveries the pool never started (the worker stopped), and forgets them: a
+     * start after this stop claims them again rather than skip them as running.
+     */
+    private void giveBack(List<Runnable> neverStarted) {
+        List<Lease> leases = new ArrayList<>();
+        for (Runnable delivery : neverStarted) {
+            if (delivery instanceof QueuedDelivery queued) {
+                this.busy.decrementAndGet();
+                this.running.remove(queued.lease.taskId(), queued.lease);
+                leases.add(queued.lease);
+            }
+        }
+        release(leases);
+    }
+
     /** A delivery handed to the pool; one the pool never started (the worker stopped) is given back by its lease. */
-    private final class Delivery implements Runnable {
+    private final class QueuedDelivery implements Runnable {
 
         final Lease lease;
 
         final @Nullable StoredHistory known;
 
-        Delivery(Lease lease, @Nullable StoredHistory known) {
+        QueuedDelivery(Lease lease, @Nullable StoredHistory known) {
             this.lease = lease;
             this.known = known;
         }
@@ -439,7 +463,10 @@ public class SkailWorker implements SmartLifecycle {
 
     private void run(Lease lease, @Nullable StoredHistory known) {
         try {
-            if (known != null) {
+            if (this.lost.remove(lease)) {
+                logger.info("skail did not start '" + lease.taskId() + "': another runner holds it now");
+            }
+            else if (known != null) {
                 this.runtime.deliver(lease, known);
             }
             else {
@@ -451,6 +478,7 @@ public class SkailWorker implements SmartLifecycle {
         }
         finally {
             this.running.remove(lease.taskId(), lease);
+            this.lost.remove(lease);
             this.busy.decrementAndGet();
             nudge();
         }
@@ -464,6 +492,11 @@ public class SkailWorker implements SmartLifecycle {
         try {
             for (Lease lost : this.store.renew(held, this.clock.millis(), this.runtime.leaseUntil())) {
                 logger.warn("skail lost the lease on execution '" + lost.taskId() + "'; its writes will be refused");
+                if (lost.equals(this.running.get(lost.taskId()))) {
+                    // a delivery still queued (claimed ahead) then never starts: its first command would run
+                    // before its first write is refused
+                    this.lost.add(lost);
+                }
             }
         }
         catch (RuntimeException ex) {
@@ -497,29 +530,21 @@ public class SkailWorker implements SmartLifecycle {
             // next step boundary (the runtime is stopping), so the wait is the length of one step, not a function
             List<Runnable> queued = new ArrayList<>();
             pool.getQueue().drainTo(queued);
-            this.busy.addAndGet(-queued.size());
-            List<Lease> neverStarted = new ArrayList<>();
-            for (Runnable delivery : queued) {
-                if (delivery instanceof Delivery never) {
-                    // no longer this worker's: a start after this stop claims it again rather than skip it as running
-                    this.running.remove(never.lease.taskId(), never.lease);
-                    neverStarted.add(never.lease);
-                }
-            }
             // given back at once (claimed ahead under a backlog, there may be several): another instance may run them
             // while the running deliveries here reach their step boundary
-            release(neverStarted);
+            giveBack(queued);
             pool.shutdown();
             try {
                 if (!pool.awaitTermination(this.shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
                     logger.warn("skail worker: deliveries still running after " + this.shutdownTimeout
                             + "; interrupting them");
-                    pool.shutdownNow();
+                    // a poll or a trigger that handed a delivery over while the queue was emptied: it never starts
+                    giveBack(pool.shutdownNow());
                 }
             }
             catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
-                pool.shutdownNow();
+                giveBack(pool.shutdownNow());
             }
         }
         // leases were renewed while deliveries drained; now what is still held is given back

@@ -134,7 +134,7 @@ class SkailAutoConfigurationTests {
             .run((context) -> assertThat(context).getFailure()
                 .rootCause()
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("skail.worker.prefetch must be 0 or more, not -1"));
+                .hasMessage("skail.worker.prefetch must be between 0 and 10000, not -1"));
     }
 
     @Test

@@ -69,9 +69,12 @@ class WorkerPrefetchTests {
 
         // one charge ends: the claim of its slot fills it (a backlog), and the next claim takes two more ahead
         this.cobrancas.gate.release(1);
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> count(ids, ExecutionStatus.RUNNING) == 4);
-        assertThat(this.worker.queued()).isEqualTo(2);
-        assertThat(this.worker.busy()).isEqualTo(4);
+        // the claim's commit is seen before the poller hands its deliveries to the queue: all three are awaited
+        Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            assertThat(count(ids, ExecutionStatus.RUNNING)).isEqualTo(4);
+            assertThat(this.worker.queued()).isEqualTo(2);
+            assertThat(this.worker.busy()).isEqualTo(4);
+        });
         // the queue is full: polls claim nothing more while the two charges run
         Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
             .until(() -> count(ids, ExecutionStatus.RUNNING) == 4 && count(ids, ExecutionStatus.PENDING) == 3);
@@ -80,6 +83,7 @@ class WorkerPrefetchTests {
         this.cobrancas.gate.release(1_000);
         Awaitility.await().atMost(Duration.ofSeconds(20))
             .until(() -> count(ids, ExecutionStatus.COMPLETED) == EXECUTIONS);
+        // the pool's threads bound what runs at once, the queue included
         assertThat(this.cobrancas.maxInFlight.get()).isEqualTo(2);
         assertThat(ids).allSatisfy((id) -> {
             assertThat(this.cobrancas.runs(id)).isEqualTo(1);
@@ -93,13 +97,25 @@ class WorkerPrefetchTests {
         List<String> ids = trigger("stop");
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> this.cobrancas.inFlight.get() == 2);
         this.cobrancas.gate.release(1);
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> this.worker.queued() == 2);
+        // two charging (the one the freed thread took has begun too), two claimed ahead
+        Awaitility.await().atMost(Duration.ofSeconds(20))
+            .until(() -> this.worker.queued() == 2 && this.cobrancas.inFlight.get() == 2);
+        List<String> queued = ids.stream()
+            .filter((id) -> this.cobrancas.runs(id) == 0
+                    && this.client.find(id).orElseThrow().status() == ExecutionStatus.RUNNING)
+            .toList();
+        assertThat(queued).hasSize(2);
 
         Thread stopper = new Thread(() -> this.worker.stop());
         stopper.start();
         // the queue is emptied before the running charges are let through: a freed thread takes nothing from it
         Awaitility.await().atMost(Duration.ofSeconds(10))
             .until(() -> !this.worker.isRunning() && this.worker.queued() == 0);
+        // the two claimed ahead are given back while the running charges still hold the stop up
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> queued.stream()
+            .allMatch((id) -> this.client.find(id).orElseThrow().status() == ExecutionStatus.PENDING));
+        assertThat(this.cobrancas.inFlight.get()).isEqualTo(2);
+        assertThat(stopper.isAlive()).isTrue();
         this.cobrancas.gate.release(2);
         stopper.join(20_000);
         assertThat(stopper.isAlive()).isFalse();
