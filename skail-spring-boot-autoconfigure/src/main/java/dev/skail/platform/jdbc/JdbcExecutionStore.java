@@ -775,7 +775,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public List<Lease> claimDue(String workload, String version, String owner, int limit, long now,
             long leaseUntil, Set<String> exclude) {
-        // one statement: the due rows of each kind, taken in turns, updated and read back (see JdbcCustomization)
+        // the due rows of each kind, taken in turns, updated and read back (see the dialect's JdbcCustomization)
         JdbcCustomization.Claim claim = new JdbcCustomization.Claim(workload, version, owner, limit, now, leaseUntil,
                 exclude, Math.floorMod(this.turns.getAndIncrement(), 3));
         return this.retry.run("claim due executions", () -> {
@@ -790,7 +790,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         });
     }
 
-    /** A claim in a transaction of its own (auto-commit where the dialect's statement is one). */
+    /** A claim in a transaction of its own (auto-commit: each of the dialect's statements checks what is due itself). */
     private List<Lease> claimAlone(JdbcCustomization.Claim claim) throws SQLException {
         try (Connection connection = this.dataSource.getConnection()) {
             List<Lease> leases = this.customization.claimDue(connection, claim);

@@ -36,6 +36,11 @@ class ClaimingOnH2Tests extends ClaimingTests {
     }
 
     @Override
+    int statementsPerClaim() {
+        return 2;
+    }
+
+    @Override
     String url() {
         return this.url;
     }
@@ -64,6 +69,20 @@ class ClaimingOnH2Tests extends ClaimingTests {
         // what the process that died would still write is refused
         assertThatExceptionOfType(LeaseLostException.class)
             .isThrownBy(() -> restarted.recordStep(held, step("t-1"), attempt("t-1"), 300, 30_300));
+    }
+
+    @Test
+    void aClaimHandsOverItsExecutionsInTheOrderTheyFellDue() {
+        JdbcExecutionStore store = instance();
+        // t-1 fell due last, t-9 first: the order of their keys is the reverse of the order they fell due in
+        for (int i = 1; i <= 9; i++) {
+            store.create(execution("t-" + i, 100 - 10 * i));
+        }
+
+        List<Lease> claimed = store.claimDue("vendas", "v1", "a", 5, 100, 30_100, Set.of());
+
+        // the worker runs them in this order when its threads are fewer than what it claimed
+        assertThat(claimed).extracting(Lease::taskId).containsExactly("t-9", "t-8", "t-7", "t-6", "t-5");
     }
 
     @Test
