@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -938,17 +939,15 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public void suspend(Lease lease, List<StepRow> steps, Suspend suspend, long now, long leaseUntil) {
         this.retry.run("suspend " + lease.taskId(), () -> inGroup(connection -> {
-            requireLease(connection, lease, now, now);
-            for (StepRow step : steps) {
-                writeStep(connection, step);
-            }
             Long nextRunAt = suspend.nextRunAt();
             if (awaitedArrived(connection, lease.taskId(), suspend)) {
                 nextRunAt = now;
             }
-            update(connection, "UPDATE skail_execution SET status = ?, next_run_at = ?, updated_at = ?, "
-                    + "lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?",
-                    suspend.status().name(), nextRunAt, now, lease.taskId());
+            endLease(connection, lease, "status = ?, next_run_at = ?, updated_at = ?", suspend.status().name(),
+                    nextRunAt, now);
+            for (StepRow step : steps) {
+                writeStep(connection, step);
+            }
             return null;
         }));
     }
@@ -1086,16 +1085,13 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     public void scheduleFunctionRetry(Lease lease, AttemptRow attempt, Set<Integer> dropped, long nextRunAt,
             long now) {
         this.retry.run("schedule a function retry of " + lease.taskId(), () -> inGroup(connection -> {
-            requireLease(connection, lease, now, now);
+            endLease(connection, lease, "status = 'PENDING', next_run_at = ?, updated_at = ?, "
+                    + "attempt = attempt + 1, retries_used = retries_used + 1", nextRunAt, now);
             insertAttempt(connection, attempt);
             for (Integer position : dropped) {
                 update(connection, "DELETE FROM skail_step WHERE task_id = ? AND position = ? AND status = 'FAILED' "
                         + "AND kind = 'COMMAND'", lease.taskId(), position);
             }
-            update(connection, "UPDATE skail_execution SET status = 'PENDING', next_run_at = ?, updated_at = ?, "
-                    + "attempt = attempt + 1, retries_used = retries_used + 1, "
-                    + "lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?", nextRunAt, now,
-                    lease.taskId());
             return null;
         }));
     }
@@ -1121,10 +1117,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             return;
         }
         this.retry.run("complete " + lease.taskId(), () -> inGroup(connection -> {
-            requireLease(connection, lease, now, now);
-            update(connection, "UPDATE skail_execution SET status = 'COMPLETED', result = ?, next_run_at = NULL, "
-                    + "updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?",
-                    resultJson, now, lease.taskId());
+            endLease(connection, lease, "status = 'COMPLETED', result = ?, next_run_at = NULL, updated_at = ?",
+                    resultJson, now);
             update(connection, WAKE_PARENT, now, lease.taskId());
             this.customization.announceParentDue(connection, lease.taskId());
             this.customization.announceEnded(connection, lease.taskId());
@@ -1160,13 +1154,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public void fail(Lease lease, String errorJson, @Nullable AttemptRow attempt, long now) {
         this.retry.run("fail " + lease.taskId(), () -> inGroup(connection -> {
-            requireLease(connection, lease, now, now);
+            endLease(connection, lease, "status = 'FAILED', error = ?, next_run_at = NULL, updated_at = ?",
+                    errorJson, now);
             if (attempt != null) {
                 insertAttempt(connection, attempt);
             }
-            update(connection, "UPDATE skail_execution SET status = 'FAILED', error = ?, next_run_at = NULL, "
-                    + "updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL WHERE task_id = ?",
-                    errorJson, now, lease.taskId());
             update(connection, WAKE_PARENT, now, lease.taskId());
             this.customization.announceParentDue(connection, lease.taskId());
             this.customization.announceEnded(connection, lease.taskId());
@@ -1219,10 +1211,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public void cancelled(Lease lease, @Nullable String resultJson, String errorJson, long now) {
         this.retry.run("cancelled " + lease.taskId(), () -> inTransaction(connection -> {
-            requireLease(connection, lease, now, now);
-            update(connection, "UPDATE skail_execution SET status = 'CANCELLED', result = ?, error = ?, "
-                    + "next_run_at = NULL, updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL "
-                    + "WHERE task_id = ?", resultJson, errorJson, now, lease.taskId());
+            endLease(connection, lease, "status = 'CANCELLED', result = ?, error = ?, next_run_at = NULL, "
+                    + "updated_at = ?", resultJson, errorJson, now);
             update(connection, WAKE_PARENT, now, lease.taskId());
             this.customization.announceParentDue(connection, lease.taskId());
             this.customization.announceEnded(connection, lease.taskId());
@@ -1397,6 +1387,25 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * change of status at once, and the steps in between to the second.
      */
     static final long UPDATED_AT_GRANULARITY_MILLIS = 1000;
+
+    /**
+     * Ends the delivery's lease and sets the execution's new state in one {@code UPDATE}, fenced as
+     * {@link #requireLease} fences (the lease's token, RUNNING), as the transaction's first write: a runner that lost
+     * the lease writes nothing. (A fence, then an update of the same row, wrote the row twice in every execution's
+     * end.)
+     * @param set the columns to set besides the lease's, with {@code ?} for {@code values}
+     * @throws LeaseLostException if the lease is no longer held
+     */
+    private static void endLease(Connection connection, Lease lease, String set, @Nullable Object... values)
+            throws SQLException {
+        Object[] all = Arrays.copyOf(values, values.length + 2);
+        all[values.length] = lease.taskId();
+        all[values.length + 1] = lease.token();
+        if (update(connection, "UPDATE skail_execution SET " + set + ", lease_owner = NULL, lease_token = NULL, "
+                + "lease_until = NULL WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'", all) != 1) {
+            throw new LeaseLostException(lease.taskId());
+        }
+    }
 
     private void requireLease(Connection connection, Lease lease, long now, long leaseUntil) throws SQLException {
         if (!fence(connection, lease, now, leaseUntil)) {
