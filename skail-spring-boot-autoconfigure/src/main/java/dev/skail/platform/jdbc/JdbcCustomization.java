@@ -31,8 +31,9 @@ abstract class JdbcCustomization {
     }
 
     /**
-     * Claims up to {@code claim.limit()} due executions in one statement: sets them RUNNING under a new lease each
-     * (a token per row) and returns the leases.
+     * Claims up to {@code claim.limit()} due executions: sets them RUNNING under a new lease each (a token per row)
+     * and returns the leases (PostgreSQL: one statement; H2: the read of the due work, then the update of what it
+     * found).
      */
     abstract List<Lease> claimDue(Connection connection, Claim claim) throws SQLException;
 

@@ -935,16 +935,19 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         suspend(lease, List.of(), suspend, now, now);
     }
 
-    /** The steps kept back, then the suspension, in one transaction: a delay goes to sleep in one commit. */
+    /** The suspension and the steps kept back in one transaction: a delay goes to sleep in one commit. */
     @Override
     public void suspend(Lease lease, List<StepRow> steps, Suspend suspend, long now, long leaseUntil) {
         this.retry.run("suspend " + lease.taskId(), () -> inGroup(connection -> {
-            Long nextRunAt = suspend.nextRunAt();
-            if (awaitedArrived(connection, lease.taskId(), suspend)) {
-                nextRunAt = now;
-            }
+            // the row is locked first, as fire and a child's end lock it: one that comes while this transaction
+            // holds the lock waits for its commit, then finds the row WAITING and makes it due; one that committed
+            // before the lock is found below (read after it, never before: it would be missed)
             endLease(connection, lease, "status = ?, next_run_at = ?, updated_at = ?", suspend.status().name(),
-                    nextRunAt, now);
+                    suspend.nextRunAt(), now);
+            if (awaitedArrived(connection, lease.taskId(), suspend)) {
+                update(connection, "UPDATE skail_execution SET next_run_at = ? WHERE task_id = ?", now,
+                        lease.taskId());
+            }
             for (StepRow step : steps) {
                 writeStep(connection, step);
             }

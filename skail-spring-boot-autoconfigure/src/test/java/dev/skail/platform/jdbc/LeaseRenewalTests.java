@@ -110,7 +110,7 @@ class LeaseRenewalTests {
         }
     }
 
-    private static void lockRow(Connection connection, String taskId) throws SQLException {
+    static void lockRow(Connection connection, String taskId) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement("UPDATE skail_execution SET updated_at = updated_at "
                 + "WHERE task_id = ?")) {
             ps.setString(1, taskId);
@@ -119,7 +119,12 @@ class LeaseRenewalTests {
     }
 
     private int blockedSessions() throws SQLException {
-        try (Connection connection = this.dataSource.getConnection();
+        return blockedSessions(this.dataSource);
+    }
+
+    /** How many sessions of the H2 database wait for a lock another holds. */
+    static int blockedSessions(javax.sql.DataSource dataSource) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
                 PreparedStatement ps = connection.prepareStatement("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS "
                         + "WHERE BLOCKER_ID IS NOT NULL");
                 ResultSet rs = ps.executeQuery()) {
