@@ -133,7 +133,7 @@ class LeaseRenewalTests {
         }
     }
 
-    private static ExecutionRow execution(String taskId, String parentTaskId) {
+    static ExecutionRow execution(String taskId, String parentTaskId) {
         return new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[\"x\"]", ExecutionStatus.PENDING, null,
                 null, 1, 0, 0L, 0, 0, parentTaskId);
     }

@@ -8,9 +8,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import com.zaxxer.hikari.HikariDataSource;
+import javax.sql.DataSource;
+
 import dev.skail.ExecutionStatus;
-import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.Lease;
 import dev.skail.platform.Suspend;
 import org.junit.jupiter.api.AfterEach;
@@ -23,29 +23,26 @@ import static org.awaitility.Awaitility.await;
 /** A suspension never misses what it waits for when that arrives while the execution goes to sleep. */
 class SuspendingTests {
 
-    private HikariDataSource dataSource;
-
     private JdbcExecutionStore store;
+
+    private DataSource dataSource;
 
     @BeforeEach
     void open() {
-        this.dataSource = new HikariDataSource();
-        this.dataSource.setJdbcUrl("jdbc:h2:mem:suspend-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000");
-        this.store = new JdbcExecutionStore(this.dataSource, SqlDialect.H2,
-                new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(1), Duration.ofMillis(5)), this.dataSource);
-        this.store.initialize();
+        this.store = H2TestStore.open("suspend", ";LOCK_TIMEOUT=10000");
+        this.dataSource = this.store.dataSource();
     }
 
     @AfterEach
     void close() throws Exception {
+        // closes its pool too
         this.store.close();
-        this.dataSource.close();
     }
 
     @Test
     void aChildEndingWhileItsParentGoesToSleepOnItWakesTheParent() throws Exception {
-        this.store.create(execution("parent", null));
-        this.store.create(execution("child", "parent"));
+        this.store.create(LeaseRenewalTests.execution("parent", null));
+        this.store.create(LeaseRenewalTests.execution("child", "parent"));
         List<Lease> held = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_000, Set.of());
         Lease parent = held.stream().filter((lease) -> lease.taskId().equals("parent")).findFirst().orElseThrow();
         try (Connection ending = this.dataSource.getConnection()) {
@@ -70,10 +67,5 @@ class SuspendingTests {
         assertThat(this.store.find("parent").orElseThrow().status()).isEqualTo(ExecutionStatus.WAITING);
         assertThat(this.store.claimDue("vendas", "v1", "b", 10, 300, 30_300, Set.of())).extracting(Lease::taskId)
             .containsExactly("parent");
-    }
-
-    private static ExecutionRow execution(String taskId, String parentTaskId) {
-        return new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[\"x\"]", ExecutionStatus.PENDING, null,
-                null, 1, 0, 0L, 0, 0, parentTaskId);
     }
 }
