@@ -1315,17 +1315,32 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         });
     }
 
+    /**
+     * The ended executions to delete: ended before the first parameter (the second, the same time, bounds their
+     * creation), and not the child of an execution that has not ended (it may still read the child's outcome). Read
+     * through {@code skail_execution_status_recent (status, created_at, task_id)}: an execution that ended before a
+     * time was created before it, so the bound on {@code created_at} only narrows the read, to the ended executions
+     * created before the time; the ones of those that ended after it are read and left. Schema version 6 dropped the
+     * index of ended executions by end time, which every change of status rewrote. (PostgreSQL may combine the
+     * indexes of creation and change times instead.) The parent is looked up by key: no parent matches a
+     * {@code NULL}; an {@code OR parent_task_id IS NULL} made PostgreSQL read every execution that had not ended.
+     */
+    static String endedBefore(int limit) {
+        return "SELECT e.task_id FROM skail_execution e "
+                + "WHERE e.status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND e.updated_at < ? AND e.created_at < ? "
+                + "AND NOT EXISTS (SELECT 1 FROM skail_execution p WHERE p.task_id = e.parent_task_id "
+                + "AND p.status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')) "
+                + "FETCH FIRST " + Math.max(1, limit) + " ROWS ONLY";
+    }
+
     @Override
     public int deleteEndedBefore(long endedBefore, int limit) {
         return this.retry.run("delete ended executions", () -> inTransaction(connection -> {
-            // a set: H2 2.4 may return a row twice when it reads the IN list through the (status, updated_at) index
+            // a set: H2 2.4 may return a row twice when it reads an IN list through an index
             Set<String> ids = new java.util.LinkedHashSet<>();
-            try (PreparedStatement ps = connection.prepareStatement("SELECT e.task_id FROM skail_execution e "
-                    + "WHERE e.status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND e.updated_at < ? "
-                    + "AND (e.parent_task_id IS NULL OR NOT EXISTS (SELECT 1 FROM skail_execution p "
-                    + "WHERE p.task_id = e.parent_task_id AND p.status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED'))) "
-                    + "FETCH FIRST " + Math.max(1, limit) + " ROWS ONLY")) {
+            try (PreparedStatement ps = connection.prepareStatement(endedBefore(limit))) {
                 ps.setLong(1, endedBefore);
+                ps.setLong(2, endedBefore);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         ids.add(rs.getString(1));

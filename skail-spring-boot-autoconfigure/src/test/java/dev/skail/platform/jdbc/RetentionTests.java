@@ -1,5 +1,9 @@
 package dev.skail.platform.jdbc;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,6 +66,32 @@ class RetentionTests {
     }
 
     @Test
+    void anExecutionCreatedBeforeThePeriodThatEndedInItIsKept() {
+        // retention reads the ended executions created before the period: this one is among them, and must stay
+        completed("long-lived", null, NOW - 60 * DAY, NOW - 5 * DAY);
+        completed("old", null, NOW - 45 * DAY, NOW - 31 * DAY);
+
+        int deleted = retention(Duration.ofDays(30), 500).deleteEnded();
+
+        assertThat(deleted).isEqualTo(1);
+        assertThat(this.store.find("long-lived")).isPresent();
+        assertThat(this.store.history("long-lived")).hasValueSatisfying((history) -> assertThat(history.steps()).hasSize(1));
+        assertThat(this.store.find("old")).isEmpty();
+    }
+
+    @Test
+    void retentionReadsEndedExecutionsThroughTheIndexOfStatusesAndCreationTimes() throws SQLException {
+        try (Connection connection = this.store.dataSource().getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("EXPLAIN " + JdbcExecutionStore.endedBefore(500)
+                    .replace("?", Long.toString(NOW - 30 * DAY)))) {
+            rs.next();
+            // H2 names the index it reads in a comment; the parent is looked up by its primary key
+            assertThat(rs.getString(1)).contains("PUBLIC.SKAIL_EXECUTION_STATUS_RECENT").doesNotContain("tableScan");
+        }
+    }
+
+    @Test
     void theTagsOfADeletedExecutionGoWithItAndTheOthersKeepTheirs() {
         completed("old", null, NOW - 40 * DAY, List.of(new Tag("pedido", "p-1"), new Tag("cliente", "c-1042")));
         completed("recent", null, NOW - 10 * DAY, List.of(new Tag("pedido", "p-2")));
@@ -108,7 +138,15 @@ class RetentionTests {
     }
 
     private void completed(String taskId, String parent, long endedAt, List<Tag> tags) {
-        this.store.create(execution(taskId, parent, endedAt - 1000), tags);
+        completed(taskId, parent, endedAt - 1000, endedAt, tags);
+    }
+
+    private void completed(String taskId, String parent, long createdAt, long endedAt) {
+        completed(taskId, parent, createdAt, endedAt, List.of());
+    }
+
+    private void completed(String taskId, String parent, long createdAt, long endedAt, List<Tag> tags) {
+        this.store.create(execution(taskId, parent, createdAt), tags);
         Lease lease = this.store.claimDue("vendas", "v1", "test", 10, endedAt - 900, endedAt + DAY, Set.of())
             .stream().filter((claimed) -> claimed.taskId().equals(taskId)).findFirst().orElseThrow();
         this.store.recordStep(lease, new StepRow(taskId, 0, StepRow.COMMAND, "cobrarCartao", "[\"150.00\"]",

@@ -169,6 +169,37 @@ class SearchPlansOnPostgreSqlTests {
         assertThat(countPlan(SkailQuery.all().withFunction("faturar"))).contains("skail_execution_function_recent");
     }
 
+    @Test
+    void retentionReadsTheEndedExecutionsOfItsPeriodThroughIndexesAndTheirParentsByKey() throws SQLException {
+        // the executions created in the first 1,000 minutes, of the 20,000, ended before that time: a twentieth read
+        long before = at(1_000).toEpochMilli();
+        // the execution rows through indexes (creation and change times, or status and creation time), the parents
+        // by key (plan() refuses any read of the whole table)
+        assertThat(plan(new JdbcExecutionStore.Sql(new StringBuilder(JdbcExecutionStore.endedBefore(500)),
+                List.of(before, before)), "retention")).containsPattern("Index Scan using skail_execution_(recent|"
+                        + "status_recent|updated) on skail_execution e").contains("Index Scan using skail_execution_pkey on skail_execution p");
+        // the table is shared by the tests: the rows retention would delete are read, not deleted
+        assertThat(count(JdbcExecutionStore.endedBefore(ROWS), before, before)).isEqualTo(count("SELECT task_id FROM "
+                + "skail_execution WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND updated_at < ?", before))
+            .isGreaterThan(900);
+    }
+
+    private int count(String select, long... times) throws SQLException {
+        try (Connection connection = this.pool.getConnection();
+                PreparedStatement ps = connection.prepareStatement(select)) {
+            for (int i = 0; i < times.length; i++) {
+                ps.setLong(i + 1, times[i]);
+            }
+            int rows = 0;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows++;
+                }
+            }
+            return rows;
+        }
+    }
+
     /** The creation time of execution {@code i}. */
     private static Instant at(int i) {
         return Instant.ofEpochMilli(BASE + i * MINUTE);
@@ -183,7 +214,7 @@ class SearchPlansOnPostgreSqlTests {
     }
 
     /** The plan of the statement, printed; it never reads the whole table of executions. */
-    private String plan(JdbcExecutionStore.Sql sql, SkailQuery query) throws SQLException {
+    private String plan(JdbcExecutionStore.Sql sql, Object query) throws SQLException {
         List<String> lines = new ArrayList<>();
         try (Connection connection = this.pool.getConnection();
                 PreparedStatement ps = new JdbcExecutionStore.Sql(new StringBuilder("EXPLAIN ").append(sql.text()),
