@@ -284,10 +284,12 @@ final class Delivery {
         long now = millis();
         SkailCancelledException cancelled = cancelled(position);
         String error = this.runtime.json().writeError(this.runtime.encodeError(cancelled));
+        // in place of a child's step, it keeps the child's id: the store finds a parent's children through its steps
+        String child = (recorded != null && StepRow.CHILD.equals(recorded.kind())) ? recorded.childTaskId() : null;
         this.writer.cancel(new StepRow(taskId(), position, StepRow.CANCEL, "cancel", "[]", StepRow.FAILED, null, error,
-                key(position), this.execution.attempt(), now, now, null), now);
-        if (recorded != null && StepRow.CHILD.equals(recorded.kind()) && recorded.childTaskId() != null) {
-            this.runtime.cancelQuietly(recorded.childTaskId());
+                key(position), this.execution.attempt(), now, now, child), now);
+        if (child != null) {
+            this.runtime.cancelQuietly(child);
         }
         throw cancelled;
     }

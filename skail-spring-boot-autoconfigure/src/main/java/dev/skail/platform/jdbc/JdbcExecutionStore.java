@@ -1223,13 +1223,23 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }));
     }
 
+    /**
+     * The children of an execution that have not ended, found through its steps: a child is created with the step that
+     * names it, in one transaction, and a cancellation that takes the place of a child's step keeps its name. The
+     * steps are read by the primary key's first column, each child by its key: no index of parents to keep (schema
+     * version 6 dropped it; H2 wrote it with every update of an execution, PostgreSQL with every change of status).
+     */
+    static final String RUNNING_CHILDREN = "SELECT e.task_id FROM skail_step s JOIN skail_execution e "
+            + "ON e.task_id = s.child_task_id WHERE s.task_id = ? AND s.child_task_id IS NOT NULL "
+            + "AND e.parent_task_id = ? AND e.status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED') ORDER BY s.position";
+
     @Override
     public List<String> runningChildren(String taskId) {
         return this.retry.run("read the children of " + taskId, () -> {
             try (Connection connection = this.dataSource.getConnection();
-                    PreparedStatement ps = connection.prepareStatement("SELECT task_id FROM skail_execution "
-                            + "WHERE parent_task_id = ? AND status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')")) {
+                    PreparedStatement ps = connection.prepareStatement(RUNNING_CHILDREN)) {
                 ps.setString(1, taskId);
+                ps.setString(2, taskId);
                 List<String> children = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {

@@ -154,10 +154,13 @@ final class SchemaMigrations {
                     updated_at BIGINT NOT NULL,
                     PRIMARY KEY (workload, name)
                 )""");
-        // retention reads ended executions through skail_execution_status_recent (an execution ends after it is
-        // created, so one that ended before a time was created before it too): the index of version 2 was rewritten
-        // by every change of an execution's status, a write on every claim, suspension and end that served nothing else
-        List<String> v6 = List.of("DROP INDEX IF EXISTS skail_execution_ended");
+        // two indexes of executions that served one rare read each, dropped: H2 writes every index of a row it updates
+        // (it removes the row from each and adds it back, whatever changed), PostgreSQL every index of a row whose
+        // status changes, so each was written by every claim, suspension and end. Retention reads ended executions
+        // through skail_execution_status_recent (an execution ends after it is created, so one that ended before a
+        // time was created before it); a parent's running children are found through its steps, which name them
+        List<String> v6 = List.of("DROP INDEX IF EXISTS skail_execution_ended",
+                "DROP INDEX IF EXISTS skail_execution_parent");
         return List.of(v1, v2, v3, v4, v5, v6);
     }
 }

@@ -1,7 +1,9 @@
 package dev.skail.platform.jdbc;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 import dev.skail.ExecutionStatus;
 import dev.skail.platform.AttemptRow;
@@ -158,6 +160,42 @@ class JdbcExecutionStoreTests {
         assertThatExceptionOfType(StoreStatementException.class)
             .isThrownBy(() -> this.store.recordStep(lease, step("t-1", 0), attempt("t-1", 0), 950, 30_000))
             .withMessageContaining("position 0 already holds CHILD 'processarPedido' COMPLETED");
+    }
+
+    @Test
+    void theRunningChildrenOfAnExecutionAreItsChildStepsNotEndedAndACancellationInAChildsPlaceKeepsIt() {
+        this.store.create(execution("pedido-1", 0));
+        this.store.create(execution("pedido-2", 0));
+        Lease parent = claimed(100).get("pedido-1");
+        startChild(parent, 0, "pedido-1:0");
+        startChild(parent, 1, "pedido-1:1");
+        startChild(parent, 2, "pedido-1:2");
+        Map<String, Lease> children = claimed(300);
+        // the first child starts a child of its own: a grandchild of pedido-1, not its child
+        startChild(children.get("pedido-1:0"), 0, "pedido-1:0:0");
+        this.store.complete(children.get("pedido-1:1"), "\"ok\"", 400);
+        // the function sees its cancellation while it waits for the third child: the CANCEL step takes its place
+        this.store.recordCancel(parent, new StepRow("pedido-1", 2, StepRow.CANCEL, "cancel", "[]", StepRow.FAILED,
+                null, "{}", "key-2", 1, 500, 500, "pedido-1:2"), 500, 30_500);
+
+        assertThat(this.store.runningChildren("pedido-1")).containsExactly("pedido-1:0", "pedido-1:2");
+        assertThat(this.store.runningChildren("pedido-1:0")).containsExactly("pedido-1:0:0");
+        assertThat(this.store.runningChildren("pedido-2")).isEmpty();
+        assertThat(this.store.runningChildren("unknown")).isEmpty();
+    }
+
+    /** Claims every execution due at {@code now}, by task id. */
+    private Map<String, Lease> claimed(long now) {
+        return this.store.claimDue("vendas", "v1", "a", 10, now, now + 30_000, java.util.Set.of()).stream()
+            .collect(Collectors.toMap(Lease::taskId, (lease) -> lease));
+    }
+
+    /** A PENDING child step of the lease's execution and the child it starts, as {@code ChildStep} writes them. */
+    private void startChild(Lease lease, int position, String childId) {
+        this.store.startChild(lease, new StepRow(lease.taskId(), position, StepRow.CHILD, "reservarEstoque", "[]",
+                StepRow.PENDING, null, null, "key-" + position, 1, 200, 200, childId), new ExecutionRow(childId,
+                        "vendas", "v1", "reservarEstoque", "[]", ExecutionStatus.PENDING, null, null, 1, 0, 200L, 200,
+                        200, lease.taskId()), List.of(), 200, 30_200);
     }
 
     @Test

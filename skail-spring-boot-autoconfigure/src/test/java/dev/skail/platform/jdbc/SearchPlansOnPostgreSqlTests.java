@@ -184,6 +184,13 @@ class SearchPlansOnPostgreSqlTests {
             .isGreaterThan(900);
     }
 
+    @Test
+    void theRunningChildrenOfAnExecutionAreEachReadByKey() throws SQLException {
+        assertThat(plan(new JdbcExecutionStore.Sql(new StringBuilder(JdbcExecutionStore.RUNNING_CHILDREN),
+                List.of("pedido-000042", "pedido-000042")), "running children"))
+            .contains("Index Scan using skail_execution_pkey on skail_execution e");
+    }
+
     private int count(String select, long... times) throws SQLException {
         try (Connection connection = this.pool.getConnection();
                 PreparedStatement ps = connection.prepareStatement(select)) {
