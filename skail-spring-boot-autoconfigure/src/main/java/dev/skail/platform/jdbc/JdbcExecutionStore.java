@@ -839,28 +839,39 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     /**
      * The usual step on PostgreSQL, a new one, in one statement and one round trip: the fence, the step and its attempt
-     * are data-modifying parts of one statement, committed on its own (no BEGIN, no COMMIT to send). The inserts read
-     * from the fence, so a runner that lost its lease writes nothing.
+     * are parts of one statement, committed on its own (no BEGIN, no COMMIT to send). The inserts read from the fence,
+     * so a runner that lost its lease writes nothing.
+     * <p>
+     * When the lease has at least half of the asked-for extension left and {@code updated_at} is within
+     * {@link #UPDATED_AT_GRANULARITY_MILLIS} (most steps: the renewals and the step that finds it otherwise extend
+     * it), the fence locks the execution's row ({@code FOR SHARE}) rather than updating it: nothing of the row changes
+     * then, and an update would write the whole row again (its arguments included) to the table and the log with every
+     * step. The lock holds off any claim until the step commits (a claim locks the rows it takes {@code FOR UPDATE}),
+     * and a claim takes a RUNNING execution only once its lease has ended, half a lease away. Otherwise (or when the
+     * locking fence finds nothing) the general path runs, whose fence updates the row or finds the lease lost.
      * @return whether the step and its attempt were inserted; {@code false} when the position or the attempt was taken
-     * (a PENDING step to complete, or a retry of a step whose acknowledgement was lost): the general path decides
+     * (a PENDING step to complete, or a retry of a step whose acknowledgement was lost) or the row must be updated:
+     * the general path decides
      * @throws LeaseLostException if the lease is no longer held
      */
     private boolean recordNewStep(Lease lease, StepRow step, @Nullable AttemptRow given, long now, long leaseUntil)
             throws SQLException {
         boolean implied = impliedByStep(step, given);
         @Nullable AttemptRow attempt = implied ? null : given;
-        StringBuilder sql = new StringBuilder("WITH fence AS (UPDATE skail_execution SET lease_until = ?, "
-                + "updated_at = CASE WHEN updated_at <= ? THEN ? ELSE updated_at END WHERE task_id = ? "
-                + "AND lease_token = ? AND status = 'RUNNING' RETURNING task_id), step AS (INSERT INTO skail_step ("
-                + STEP_COLUMNS + ") SELECT CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS VARCHAR), "
+        boolean locking = leaseUntil > now;
+        StringBuilder sql = new StringBuilder(locking ? LOCKING_FENCE : UPDATING_FENCE)
+            .append(", step AS (INSERT INTO skail_step (" + STEP_COLUMNS + ") SELECT CAST(? AS VARCHAR), "
+                + "CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS VARCHAR), "
                 + "CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS VARCHAR), "
                 + "CAST(? AS INT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR) FROM fence"
                 // an implied attempt whose number is taken is not this step's to record: the general path refuses it
                 + (implied ? " WHERE NOT EXISTS (SELECT 1 FROM skail_attempt WHERE task_id = ? "
                         + "AND position = ? AND function_attempt = ? AND number >= ?)" : "")
                 + " ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
-        List<@Nullable Object> values = new ArrayList<>(List.of(leaseUntil, now - UPDATED_AT_GRANULARITY_MILLIS, now,
-                lease.taskId(), lease.token()));
+        List<@Nullable Object> values = new ArrayList<>(locking
+                ? List.of(lease.taskId(), lease.token(), now + (leaseUntil - now) / 2,
+                        now - UPDATED_AT_GRANULARITY_MILLIS)
+                : List.of(leaseUntil, now - UPDATED_AT_GRANULARITY_MILLIS, now, lease.taskId(), lease.token()));
         values.addAll(java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(),
                 step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
                 step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId()));
@@ -889,6 +900,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     if (rs.getLong(1) == 0) {
+                        if (locking) {
+                            return false; // the lease to extend, or lost: the general path's fence tells
+                        }
                         throw new LeaseLostException(lease.taskId());
                     }
                     // the attempt is inserted from the step's row: a step taken already leaves it to the general path
@@ -897,6 +911,15 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             }
         }
     }
+
+    /** {@link #recordNewStep}'s fence when the row needs no change: a lock, with the lease and the time checked. */
+    private static final String LOCKING_FENCE = "WITH fence AS (SELECT task_id FROM skail_execution WHERE task_id = ? "
+            + "AND lease_token = ? AND status = 'RUNNING' AND lease_until >= ? AND updated_at > ? FOR SHARE)";
+
+    /** {@link #recordNewStep}'s fence otherwise: the lease extended, {@code updated_at} moved to the second. */
+    private static final String UPDATING_FENCE = "WITH fence AS (UPDATE skail_execution SET lease_until = ?, "
+            + "updated_at = CASE WHEN updated_at <= ? THEN ? ELSE updated_at END WHERE task_id = ? "
+            + "AND lease_token = ? AND status = 'RUNNING' RETURNING task_id)";
 
     /** The steps kept back and the step of this write, under one fence, in one transaction (one commit). */
     @Override
@@ -1445,8 +1468,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * Checks that the lease is still held, and extends it, in the transaction's first statement: a runner that lost
      * it (another took the execution over) writes nothing. {@code updated_at} moves only when it is at least
      * {@link #UPDATED_AT_GRANULARITY_MILLIS} behind: a function recording many steps a second changes no indexed
-     * column on most steps, so H2 leaves the execution's indexes alone and PostgreSQL updates the row in place
-     * (a heap-only tuple) instead of adding an entry to each of its indexes.
+     * column on most steps, so PostgreSQL updates the row in place (a heap-only tuple) instead of adding an entry to
+     * each of its indexes. H2 2.4 runs any {@code UPDATE} as a removal of the row from every index of the table and
+     * an addition to each, whatever changed ({@code Table.updateRows}): there the step reads the lease instead when
+     * it may ({@link #heldAsItIs}).
      */
     private boolean fence(Connection connection, Lease lease, long now, long leaseUntil) throws SQLException {
         if (leaseUntil > now && this.customization.ownedByThisProcess()) {

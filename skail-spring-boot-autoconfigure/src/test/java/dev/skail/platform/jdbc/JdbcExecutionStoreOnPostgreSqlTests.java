@@ -2,19 +2,30 @@ package dev.skail.platform.jdbc;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.skail.ExecutionStatus;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.Lease;
+import dev.skail.platform.StepRow;
 import dev.skail.runtime.PostgreSqlForTests;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link JdbcExecutionStoreTests} on PostgreSQL, where a new step (fence, step and attempt together), a trigger without
  * tags (insert and notification) and an end (fenced update, parent's wake-up, notifications) are one statement each and
  * everything else takes the general path: each test in a schema of its own. The notifications themselves are
  * exercised by the semantics suite's run on PostgreSQL (results across instances, children waking their parent).
+ * A step while the lease is fresh locks the execution's row rather than writing a new version of it.
  */
 class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
 
@@ -33,6 +44,59 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
                 this.schema, true);
         store.initialize();
         return store;
+    }
+
+    @Test
+    void aStepWhileTheLeaseIsFreshLocksTheExecutionsRowAndLeavesItAsItWas() throws SQLException {
+        // an order of a few items as the execution's arguments: a new version of the row would copy all of it
+        this.store.create(new ExecutionRow("t-1", "vendas", "v1", "processarPedido", "[" + "\"item\",".repeat(200)
+                + "\"fim\"]", ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null));
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100, java.util.Set.of()).get(0);
+        String version = rowVersion("t-1");
+
+        // half a second later: the lease has 29.5 s of 30 left, updated_at is within the second
+        this.store.recordStep(lease, new StepRow("t-1", 0, StepRow.COMMAND, "reservarEstoque", "[]",
+                StepRow.COMPLETED, "\"ok\"", null, "key-0", 1, 550, 600, null), null, 600, 30_600);
+
+        assertThat(this.store.history("t-1").orElseThrow().steps()).extracting(StepRow::position).containsExactly(0);
+        assertThat(rowVersion("t-1")).isEqualTo(version);
+        assertThat(leaseUntil("t-1")).isEqualTo(30_100);
+    }
+
+    @Test
+    void aStepPastHalfTheLeaseExtendsIt() throws SQLException {
+        this.store.create(new ExecutionRow("t-1", "vendas", "v1", "processarPedido", "[]", ExecutionStatus.PENDING,
+                null, null, 1, 0, 0L, 0, 0, null));
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100, java.util.Set.of()).get(0);
+        String version = rowVersion("t-1");
+
+        // 20 s later, 10 s of the lease left: less than half of the 30 s asked for
+        this.store.recordStep(lease, new StepRow("t-1", 0, StepRow.COMMAND, "reservarEstoque", "[]",
+                StepRow.COMPLETED, "\"ok\"", null, "key-0", 1, 20_000, 20_000, null), null, 20_000, 50_000);
+
+        assertThat(this.store.history("t-1").orElseThrow().steps()).hasSize(1);
+        assertThat(leaseUntil("t-1")).isEqualTo(50_000);
+        assertThat(rowVersion("t-1")).isNotEqualTo(version);
+    }
+
+    /** The row's version: PostgreSQL's id of the transaction that wrote it, and where it is. */
+    private String rowVersion(String taskId) throws SQLException {
+        return select("SELECT xmin::text || ctid::text FROM skail_execution WHERE task_id = ?", taskId);
+    }
+
+    private long leaseUntil(String taskId) throws SQLException {
+        return Long.parseLong(select("SELECT lease_until::text FROM skail_execution WHERE task_id = ?", taskId));
+    }
+
+    private String select(String sql, String taskId) throws SQLException {
+        try (Connection connection = this.pool.getConnection();
+                PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.setString(1, taskId);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
     }
 
     @Override
