@@ -1474,8 +1474,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * it may ({@link #heldAsItIs}).
      */
     private boolean fence(Connection connection, Lease lease, long now, long leaseUntil) throws SQLException {
-        if (leaseUntil > now && this.customization.ownedByThisProcess()) {
-            Boolean held = heldAsItIs(connection, lease, now, leaseUntil);
+        boolean locking = this.dialect == SqlDialect.POSTGRESQL;
+        if (leaseUntil > now && (locking || this.customization.ownedByThisProcess())) {
+            Boolean held = heldAsItIs(connection, lease, now, leaseUntil, locking);
             if (held != null) {
                 return held;
             }
@@ -1495,13 +1496,17 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * only this process opens the file, the runtime that runs the execution never claims it (its claims exclude what
      * it runs), and any claim takes a RUNNING execution only once its lease has ended, half a lease away. Between
      * steps, the lease is then kept by the renewals (every third of a lease) rather than by each step.
+     * <p>
+     * On PostgreSQL ({@code locking}), where other instances claim too, the read locks the row ({@code FOR SHARE}) until
+     * the transaction ends: a claim, which locks the rows it takes {@code FOR UPDATE}, waits for it, as it would for
+     * the fence's update, and the row is not written again (a new version of it, arguments included, with every step).
      * @return {@code false} when the lease is not held, {@code true} when it is and the row needs no change,
      * {@code null} when the row must be updated (the lease extended, or {@code updated_at} moved)
      */
-    private static @Nullable Boolean heldAsItIs(Connection connection, Lease lease, long now, long leaseUntil)
-            throws SQLException {
+    private static @Nullable Boolean heldAsItIs(Connection connection, Lease lease, long now, long leaseUntil,
+            boolean locking) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement("SELECT lease_until, updated_at FROM skail_execution "
-                + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'")) {
+                + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'" + (locking ? " FOR SHARE" : ""))) {
             ps.setString(1, lease.taskId());
             ps.setString(2, lease.token());
             try (ResultSet rs = ps.executeQuery()) {

@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -61,6 +62,24 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         assertThat(this.store.history("t-1").orElseThrow().steps()).extracting(StepRow::position).containsExactly(0);
         assertThat(rowVersion("t-1")).isEqualTo(version);
         assertThat(leaseUntil("t-1")).isEqualTo(30_100);
+    }
+
+    @Test
+    void stepsRecordedTogetherWhileTheLeaseIsFreshLockTheRowToo() throws SQLException {
+        this.store.create(new ExecutionRow("t-1", "vendas", "v1", "processarPedido", "[]", ExecutionStatus.PENDING,
+                null, null, 1, 0, 0L, 0, 0, null));
+        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100, java.util.Set.of()).get(0);
+        String version = rowVersion("t-1");
+
+        // the general path (a transaction): a delay kept back and the command after it
+        this.store.recordSteps(lease, List.of(new StepRow("t-1", 0, StepRow.DELAY, "delay", "[1000]",
+                StepRow.COMPLETED, null, null, "key-0", 1, 200, 400, null), new StepRow("t-1", 1, StepRow.COMMAND,
+                        "reservarEstoque", "[]", StepRow.COMPLETED, "\"ok\"", null, "key-1", 1, 500, 600, null)),
+                null, 600, 30_600);
+
+        assertThat(this.store.history("t-1").orElseThrow().steps()).extracting(StepRow::position)
+            .containsExactly(0, 1);
+        assertThat(rowVersion("t-1")).isEqualTo(version);
     }
 
     @Test
