@@ -33,7 +33,8 @@ import tools.jackson.databind.annotation.JsonDeserialize;
  * @param startedAt when the attempt that recorded its outcome started (the first attempt, while retrying)
  * @param completedAt when its outcome was recorded; {@code null} while {@code RETRYING}
  * @param attempts every attempt made, in order
- * @param childTaskId the child execution a {@code CHILD} step started
+ * @param childTaskId the child execution a {@code CHILD} step started; on a {@code CANCEL} step that took the place
+ * of a child step the parent was waiting on, that step's child
  */
 public record SkailStep(int position, String kind, String name,
         @JsonRawValue @JsonDeserialize(using = RawJsonDeserializer.class) String arguments, String status,

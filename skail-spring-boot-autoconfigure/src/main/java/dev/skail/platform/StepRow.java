@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * @param functionAttempt the function attempt that recorded it
  * @param startedAt when the first attempt started
  * @param completedAt when the outcome was recorded (when it was reached, while PENDING)
- * @param childTaskId the child execution a {@link #CHILD} step started
+ * @param childTaskId the child execution a {@link #CHILD} step started; on a {@link #CANCEL} step that took the place
+ * of a child step the parent was waiting on, that step's child (the store finds a parent's children through its steps)
  */
 public record StepRow(String taskId, int position, String kind, String name, String arguments, String status,
         @Nullable String result, @Nullable String error, String idempotencyKey, int functionAttempt, long startedAt,

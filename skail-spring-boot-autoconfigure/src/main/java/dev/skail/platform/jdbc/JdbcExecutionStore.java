@@ -825,11 +825,19 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public void recordStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil) {
-        if (this.dialect == SqlDialect.POSTGRESQL && this.retry.run("record step " + step.position() + " of "
-                + lease.taskId(), () -> recordNewStep(lease, step, attempt, now, leaseUntil))) {
-            return;
+        String what = "record step " + step.position() + " of " + lease.taskId();
+        if (this.dialect == SqlDialect.POSTGRESQL) {
+            @Nullable Boolean recorded = this.retry.run(what, () -> recordNewStep(lease, step, attempt, now,
+                    leaseUntil, leaseUntil > now));
+            if (recorded == null) {
+                // the lease to extend or updated_at to move (or the lease lost): the fence that updates, one statement
+                recorded = this.retry.run(what, () -> recordNewStep(lease, step, attempt, now, leaseUntil, false));
+            }
+            if (Boolean.TRUE.equals(recorded)) {
+                return;
+            }
         }
-        this.retry.run("record step " + step.position() + " of " + lease.taskId(), () -> inGroup(connection -> {
+        this.retry.run(what, () -> inGroup(connection -> {
             requireLease(connection, lease, now, leaseUntil);
             writeStep(connection, step);
             writeAttempt(connection, step, attempt);
@@ -844,21 +852,24 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * <p>
      * When the lease has at least half of the asked-for extension left and {@code updated_at} is within
      * {@link #UPDATED_AT_GRANULARITY_MILLIS} (most steps: the renewals and the step that finds it otherwise extend
-     * it), the fence locks the execution's row ({@code FOR SHARE}) rather than updating it: nothing of the row changes
-     * then, and an update would write the whole row again (its arguments included) to the table and the log with every
-     * step. The lock holds off any claim until the step commits (a claim locks the rows it takes {@code FOR UPDATE}),
-     * and a claim takes a RUNNING execution only once its lease has ended, half a lease away. Otherwise (or when the
-     * locking fence finds nothing) the general path runs, whose fence updates the row or finds the lease lost.
+     * it), the fence locks the execution's row ({@code FOR SHARE}) rather than updating it: the lock marks the row's
+     * header, where an update would write a new version of the whole row (its arguments included) to the table and the
+     * log with every step, and fill its page with dead versions. No claim takes the row while the step holds it (a
+     * claim locks the rows it takes {@code FOR UPDATE SKIP LOCKED} and passes a locked one by; a step that finds the
+     * row locked by a claim waits for it, then finds the token changed and writes nothing), and a claim takes a
+     * RUNNING execution only once its lease has ended, half a lease away. When the locking fence
+     * finds nothing (the lease to extend, {@code updated_at} to move, or the lease lost), the caller runs the statement
+     * again with the fence that updates the row.
+     * @param locking whether the fence locks the row rather than updating it
      * @return whether the step and its attempt were inserted; {@code false} when the position or the attempt was taken
-     * (a PENDING step to complete, or a retry of a step whose acknowledgement was lost) or the row must be updated:
-     * the general path decides
-     * @throws LeaseLostException if the lease is no longer held
+     * (a PENDING step to complete, or a retry of a step whose acknowledgement was lost): the general path decides;
+     * {@code null} when the locking fence found nothing
+     * @throws LeaseLostException if the lease is no longer held (the fence that updates found nothing)
      */
-    private boolean recordNewStep(Lease lease, StepRow step, @Nullable AttemptRow given, long now, long leaseUntil)
-            throws SQLException {
+    private @Nullable Boolean recordNewStep(Lease lease, StepRow step, @Nullable AttemptRow given, long now,
+            long leaseUntil, boolean locking) throws SQLException {
         boolean implied = impliedByStep(step, given);
         @Nullable AttemptRow attempt = implied ? null : given;
-        boolean locking = leaseUntil > now;
         StringBuilder sql = new StringBuilder(locking ? LOCKING_FENCE : UPDATING_FENCE)
             .append(", step AS (INSERT INTO skail_step (" + STEP_COLUMNS + ") SELECT CAST(? AS VARCHAR), "
                 + "CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS VARCHAR), "
@@ -901,7 +912,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     rs.next();
                     if (rs.getLong(1) == 0) {
                         if (locking) {
-                            return false; // the lease to extend, or lost: the general path's fence tells
+                            return null;
                         }
                         throw new LeaseLostException(lease.taskId());
                     }
@@ -1353,7 +1364,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * creation), and not the child of an execution that has not ended (it may still read the child's outcome). Read
      * through {@code skail_execution_status_recent (status, created_at, task_id)}: an execution that ended before a
      * time was created before it, so the bound on {@code created_at} only narrows the read, to the ended executions
-     * created before the time; the ones of those that ended after it are read and left. Schema version 6 dropped the
+     * created before the time; the ones of those that ended after it are read and left. (Instances whose clocks
+     * differ may write a child's or an end's times a little out of order: such an execution is deleted as much later.) Schema version 6 dropped the
      * index of ended executions by end time, which every change of status rewrote. (PostgreSQL may combine the
      * indexes of creation and change times instead.) The parent is looked up by key: no parent matches a
      * {@code NULL}; an {@code OR parent_task_id IS NULL} made PostgreSQL read every execution that had not ended.
@@ -1498,15 +1510,31 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * steps, the lease is then kept by the renewals (every third of a lease) rather than by each step.
      * <p>
      * On PostgreSQL ({@code locking}), where other instances claim too, the read locks the row ({@code FOR SHARE}) until
-     * the transaction ends: a claim, which locks the rows it takes {@code FOR UPDATE}, waits for it, as it would for
-     * the fence's update, and the row is not written again (a new version of it, arguments included, with every step).
+     * the transaction ends, as the fence's update would (see {@code recordNewStep}), without a new version of the row
+     * (its arguments included) with every step; a row that needs the update is neither locked nor told apart from a
+     * lost lease ({@code null}): the update tells.
      * @return {@code false} when the lease is not held, {@code true} when it is and the row needs no change,
      * {@code null} when the row must be updated (the lease extended, or {@code updated_at} moved)
      */
     private static @Nullable Boolean heldAsItIs(Connection connection, Lease lease, long now, long leaseUntil,
             boolean locking) throws SQLException {
+        if (locking) {
+            // the conditions in the statement: a row that needs an update is not locked, so the update that follows
+            // takes its lock at once (two writers of one execution that each held the row FOR SHARE, then both
+            // updated it, would deadlock)
+            try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM skail_execution WHERE task_id = ? "
+                    + "AND lease_token = ? AND status = 'RUNNING' AND lease_until >= ? AND updated_at > ? FOR SHARE")) {
+                ps.setString(1, lease.taskId());
+                ps.setString(2, lease.token());
+                ps.setLong(3, now + (leaseUntil - now) / 2);
+                ps.setLong(4, now - UPDATED_AT_GRANULARITY_MILLIS);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Boolean.TRUE : null;
+                }
+            }
+        }
         try (PreparedStatement ps = connection.prepareStatement("SELECT lease_until, updated_at FROM skail_execution "
-                + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'" + (locking ? " FOR SHARE" : ""))) {
+                + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'")) {
             ps.setString(1, lease.taskId());
             ps.setString(2, lease.token());
             try (ResultSet rs = ps.executeQuery()) {
