@@ -50,9 +50,7 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
     @Test
     void aStepWhileTheLeaseIsFreshLocksTheExecutionsRowAndLeavesItAsItWas() throws SQLException {
         // an order of a few items as the execution's arguments: a new version of the row would copy all of it
-        this.store.create(new ExecutionRow("t-1", "vendas", "v1", "processarPedido", "[" + "\"item\",".repeat(200)
-                + "\"fim\"]", ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null));
-        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100, java.util.Set.of()).get(0);
+        Lease lease = claimed("[" + "\"item\",".repeat(200) + "\"fim\"]");
         String version = rowVersion("t-1");
 
         // half a second later: the lease has 29.5 s of 30 left, updated_at is within the second
@@ -66,9 +64,7 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
 
     @Test
     void stepsRecordedTogetherWhileTheLeaseIsFreshLockTheRowToo() throws SQLException {
-        this.store.create(new ExecutionRow("t-1", "vendas", "v1", "processarPedido", "[]", ExecutionStatus.PENDING,
-                null, null, 1, 0, 0L, 0, 0, null));
-        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100, java.util.Set.of()).get(0);
+        Lease lease = claimed("[]");
         String version = rowVersion("t-1");
 
         // the general path (a transaction): a delay kept back and the command after it
@@ -84,9 +80,7 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
 
     @Test
     void aStepPastHalfTheLeaseExtendsIt() throws SQLException {
-        this.store.create(new ExecutionRow("t-1", "vendas", "v1", "processarPedido", "[]", ExecutionStatus.PENDING,
-                null, null, 1, 0, 0L, 0, 0, null));
-        Lease lease = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100, java.util.Set.of()).get(0);
+        Lease lease = claimed("[]");
         String version = rowVersion("t-1");
 
         // 20 s later, 10 s of the lease left: less than half of the 30 s asked for
@@ -96,6 +90,13 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         assertThat(this.store.history("t-1").orElseThrow().steps()).hasSize(1);
         assertThat(leaseUntil("t-1")).isEqualTo(50_000);
         assertThat(rowVersion("t-1")).isNotEqualTo(version);
+    }
+
+    /** Execution {@code t-1}, created with these arguments and claimed at 100 with a lease until 30,100. */
+    private Lease claimed(String arguments) {
+        this.store.create(new ExecutionRow("t-1", "vendas", "v1", "processarPedido", arguments,
+                ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null));
+        return this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100, java.util.Set.of()).get(0);
     }
 
     /** The row's version: PostgreSQL's id of the transaction that wrote it, and where it is. */
