@@ -879,10 +879,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 + (implied ? " WHERE NOT EXISTS (SELECT 1 FROM skail_attempt WHERE task_id = ? "
                         + "AND position = ? AND function_attempt = ? AND number >= ?)" : "")
                 + " ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
-        List<@Nullable Object> values = new ArrayList<>(locking
-                ? List.of(lease.taskId(), lease.token(), now + (leaseUntil - now) / 2,
-                        now - UPDATED_AT_GRANULARITY_MILLIS)
-                : List.of(leaseUntil, now - UPDATED_AT_GRANULARITY_MILLIS, now, lease.taskId(), lease.token()));
+        List<@Nullable Object> values = new ArrayList<>(locking ? freshLease(lease, now, leaseUntil)
+                : extendedLease(lease, now, leaseUntil));
         values.addAll(java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(),
                 step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
                 step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId()));
@@ -923,14 +921,39 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }
     }
 
-    /** {@link #recordNewStep}'s fence when the row needs no change: a lock, with the lease and the time checked. */
-    private static final String LOCKING_FENCE = "WITH fence AS (SELECT task_id FROM skail_execution WHERE task_id = ? "
-            + "AND lease_token = ? AND status = 'RUNNING' AND lease_until >= ? AND updated_at > ? FOR SHARE)";
+    /**
+     * The execution's row as the lease leaves it (its token, RUNNING) when the step needs no change of it: at least half
+     * of the asked-for extension left, {@code updated_at} within {@link #UPDATED_AT_GRANULARITY_MILLIS}; the
+     * parameters are {@link #freshLease}'s.
+     */
+    private static final String FRESH_LEASE = "task_id = ? AND lease_token = ? AND status = 'RUNNING' "
+            + "AND lease_until >= ? AND updated_at > ?";
 
-    /** {@link #recordNewStep}'s fence otherwise: the lease extended, {@code updated_at} moved to the second. */
-    private static final String UPDATING_FENCE = "WITH fence AS (UPDATE skail_execution SET lease_until = ?, "
-            + "updated_at = CASE WHEN updated_at <= ? THEN ? ELSE updated_at END WHERE task_id = ? "
-            + "AND lease_token = ? AND status = 'RUNNING' RETURNING task_id)";
+    /**
+     * The fence that extends the lease and moves {@code updated_at} when it is {@link #UPDATED_AT_GRANULARITY_MILLIS}
+     * behind; the parameters are {@link #extendedLease}'s.
+     */
+    private static final String EXTEND_LEASE = "UPDATE skail_execution SET lease_until = ?, updated_at = CASE "
+            + "WHEN updated_at <= ? THEN ? ELSE updated_at END WHERE task_id = ? AND lease_token = ? "
+            + "AND status = 'RUNNING'";
+
+    /** {@link #recordNewStep}'s fence when the row needs no change: a lock. */
+    private static final String LOCKING_FENCE = "WITH fence AS (SELECT task_id FROM skail_execution WHERE "
+            + FRESH_LEASE + " FOR SHARE)";
+
+    /** {@link #recordNewStep}'s fence otherwise. */
+    private static final String UPDATING_FENCE = "WITH fence AS (" + EXTEND_LEASE + " RETURNING task_id)";
+
+    /** The values of {@link #FRESH_LEASE}'s parameters. */
+    private static List<Object> freshLease(Lease lease, long now, long leaseUntil) {
+        return List.of(lease.taskId(), lease.token(), now + (leaseUntil - now) / 2,
+                now - UPDATED_AT_GRANULARITY_MILLIS);
+    }
+
+    /** The values of {@link #EXTEND_LEASE}'s parameters. */
+    private static List<Object> extendedLease(Lease lease, long now, long leaseUntil) {
+        return List.of(leaseUntil, now - UPDATED_AT_GRANULARITY_MILLIS, now, lease.taskId(), lease.token());
+    }
 
     /** The steps kept back and the step of this write, under one fence, in one transaction (one commit). */
     @Override
@@ -1365,10 +1388,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * through {@code skail_execution_status_recent (status, created_at, task_id)}: an execution that ended before a
      * time was created before it, so the bound on {@code created_at} only narrows the read, to the ended executions
      * created before the time; the ones of those that ended after it are read and left. (Instances whose clocks
-     * differ may write a child's or an end's times a little out of order: such an execution is deleted as much later.) Schema version 6 dropped the
-     * index of ended executions by end time, which every change of status rewrote. (PostgreSQL may combine the
-     * indexes of creation and change times instead.) The parent is looked up by key: no parent matches a
-     * {@code NULL}; an {@code OR parent_task_id IS NULL} made PostgreSQL read every execution that had not ended.
+     * differ may write a child's or an end's times a little out of order: such an execution is deleted as much
+     * later.) Schema version 6 dropped the index of ended executions by end time, which every change of status
+     * rewrote. (PostgreSQL may combine the indexes of creation and change times instead.) The parent is looked up by
+     * key: no parent matches a {@code NULL}; an {@code OR parent_task_id IS NULL} made PostgreSQL read every execution
+     * that had not ended.
      */
     static String endedBefore(int limit) {
         return "SELECT e.task_id FROM skail_execution e "
@@ -1488,14 +1512,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     private boolean fence(Connection connection, Lease lease, long now, long leaseUntil) throws SQLException {
         boolean locking = this.dialect == SqlDialect.POSTGRESQL;
         if (leaseUntil > now && (locking || this.customization.ownedByThisProcess())) {
-            Boolean held = heldAsItIs(connection, lease, now, leaseUntil, locking);
-            if (held != null) {
-                return held;
+            if (heldAsItIs(connection, lease, now, leaseUntil, locking)) {
+                return true;
             }
         }
-        return update(connection, "UPDATE skail_execution SET lease_until = ?, updated_at = CASE WHEN updated_at <= ? "
-                + "THEN ? ELSE updated_at END WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'",
-                leaseUntil, now - UPDATED_AT_GRANULARITY_MILLIS, now, lease.taskId(), lease.token()) == 1;
+        return update(connection, EXTEND_LEASE, extendedLease(lease, now, leaseUntil).toArray()) == 1;
     }
 
     /**
@@ -1511,40 +1532,20 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * <p>
      * On PostgreSQL ({@code locking}), where other instances claim too, the read locks the row ({@code FOR SHARE}) until
      * the transaction ends, as the fence's update would (see {@code recordNewStep}), without a new version of the row
-     * (its arguments included) with every step; a row that needs the update is neither locked nor told apart from a
-     * lost lease ({@code null}): the update tells.
-     * @return {@code false} when the lease is not held, {@code true} when it is and the row needs no change,
-     * {@code null} when the row must be updated (the lease extended, or {@code updated_at} moved)
+     * (its arguments included) with every step.
+     * @return whether the lease is held and the row needs no change; otherwise the row must be updated (the lease
+     * extended, or {@code updated_at} moved) or the lease is lost, which the update tells
      */
-    private static @Nullable Boolean heldAsItIs(Connection connection, Lease lease, long now, long leaseUntil,
+    private static boolean heldAsItIs(Connection connection, Lease lease, long now, long leaseUntil,
             boolean locking) throws SQLException {
-        if (locking) {
-            // the conditions in the statement: a row that needs an update is not locked, so the update that follows
-            // takes its lock at once (two writers of one execution that each held the row FOR SHARE, then both
-            // updated it, would deadlock)
-            try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM skail_execution WHERE task_id = ? "
-                    + "AND lease_token = ? AND status = 'RUNNING' AND lease_until >= ? AND updated_at > ? FOR SHARE")) {
-                ps.setString(1, lease.taskId());
-                ps.setString(2, lease.token());
-                ps.setLong(3, now + (leaseUntil - now) / 2);
-                ps.setLong(4, now - UPDATED_AT_GRANULARITY_MILLIS);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Boolean.TRUE : null;
-                }
-            }
-        }
-        try (PreparedStatement ps = connection.prepareStatement("SELECT lease_until, updated_at FROM skail_execution "
-                + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'")) {
-            ps.setString(1, lease.taskId());
-            ps.setString(2, lease.token());
+        // the conditions in the statement: on PostgreSQL a row that needs the update is then not locked first, so the
+        // update takes its lock at once (two writers of one execution that each held the row FOR SHARE, then both
+        // updated it, would deadlock)
+        try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM skail_execution WHERE " + FRESH_LEASE
+                + (locking ? " FOR SHARE" : ""))) {
+            bind(ps, freshLease(lease, now, leaseUntil).toArray());
             try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return false;
-                }
-                long heldUntil = rs.getLong(1);
-                boolean leaseLeft = !rs.wasNull() && heldUntil - now >= (leaseUntil - now) / 2;
-                boolean updatedRecently = rs.getLong(2) > now - UPDATED_AT_GRANULARITY_MILLIS;
-                return (leaseLeft && updatedRecently) ? Boolean.TRUE : null;
+                return rs.next();
             }
         }
     }
