@@ -56,8 +56,18 @@ class ClaimedCreateFailureTests {
     @Autowired
     Pedidos pedidos;
 
+    @Autowired
+    SkailWorker worker;
+
     @Test
     void theCallerIsAnsweredAtOnceAndTheCreatedExecutionRunsOnceItsLeaseIsGivenBack() {
+        // the trigger must find a free slot and create its execution claimed: once the worker's first claim (at its
+        // start) has ended, as in TriggerDuringPollTests; before it, the trigger created the execution unclaimed and
+        // the failing claimed create never ran (seen once in a clean-clone run)
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+            this.worker.nudge();
+            return this.worker.busy() == 0 && this.worker.drained();
+        });
         OffsetDateTime prazo = OffsetDateTime.parse("2026-12-24T18:00:00-03:00");
         assertThatExceptionOfType(SkailUnavailableException.class)
             .isThrownBy(() -> this.client.trigger("pedido-7", Pedidos.class,
