@@ -926,7 +926,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * of the asked-for extension left, {@code updated_at} within {@link #UPDATED_AT_GRANULARITY_MILLIS}; the
      * parameters are {@link #freshLease}'s.
      */
-    private static final String FRESH_LEASE = "task_id = ? AND lease_token = ? AND status = 'RUNNING' "
+    static final String FRESH_LEASE = "task_id = ? AND lease_token = ? AND status = 'RUNNING' "
             + "AND lease_until >= ? AND updated_at > ?";
 
     /**
@@ -945,7 +945,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     private static final String UPDATING_FENCE = "WITH fence AS (" + EXTEND_LEASE + " RETURNING task_id)";
 
     /** The values of {@link #FRESH_LEASE}'s parameters. */
-    private static List<Object> freshLease(Lease lease, long now, long leaseUntil) {
+    static List<Object> freshLease(Lease lease, long now, long leaseUntil) {
         return List.of(lease.taskId(), lease.token(), now + (leaseUntil - now) / 2,
                 now - UPDATED_AT_GRANULARITY_MILLIS);
     }

@@ -92,6 +92,31 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         assertThat(rowVersion("t-1")).isNotEqualTo(version);
     }
 
+    @Test
+    void noClaimTakesAnExecutionWhileAStepHoldsItsRowLockedEvenWhenTheClaimersClockSaysTheLeaseEnded()
+            throws SQLException {
+        // S14: the lock replaces the fence's update, and keeps claims off as the update's lock did
+        Lease lease = claimed("[]");
+        try (Connection step = this.pool.getConnection()) {
+            step.setAutoCommit(false);
+            try (PreparedStatement ps = step.prepareStatement("SELECT 1 FROM skail_execution WHERE "
+                    + JdbcExecutionStore.FRESH_LEASE + " FOR SHARE")) {
+                List<Object> values = JdbcExecutionStore.freshLease(lease, 600, 30_600);
+                for (int i = 0; i < values.size(); i++) {
+                    ps.setObject(i + 1, values.get(i));
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    assertThat(rs.next()).isTrue();
+                }
+            }
+            // another instance whose clock is past the lease: it passes the locked row by
+            assertThat(this.store.claimDue("vendas", "v1", "b", 10, 40_000, 70_000, java.util.Set.of())).isEmpty();
+            step.commit();
+        }
+        assertThat(this.store.claimDue("vendas", "v1", "b", 10, 40_000, 70_000, java.util.Set.of()))
+            .extracting(Lease::taskId).containsExactly("t-1");
+    }
+
     /** Execution {@code t-1}, created with these arguments and claimed at 100 with a lease until 30,100. */
     private Lease claimed(String arguments) {
         this.store.create(new ExecutionRow("t-1", "vendas", "v1", "processarPedido", arguments,
