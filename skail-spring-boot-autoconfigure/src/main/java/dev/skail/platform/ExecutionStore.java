@@ -69,6 +69,12 @@ public interface ExecutionStore {
 
     Optional<ExecutionRow> find(String taskId);
 
+    /** The execution with its tags, read together where the store can (one round trip on the JDBC stores). */
+    default Optional<TaggedExecution> findTagged(String taskId) {
+        return find(taskId).map((row) -> new TaggedExecution(row,
+                tags(List.of(taskId)).getOrDefault(taskId, List.of())));
+    }
+
     Optional<StoredHistory> history(String taskId);
 
     /**

@@ -34,6 +34,9 @@ final class ResultWaiters implements AutoCloseable {
 
     private final Function<String, Optional<SkailExecution>> find;
 
+    /** The executions whose read for their waiters is queued and has not started. */
+    private final Set<String> queuedChecks = ConcurrentHashMap.newKeySet();
+
     private final Supplier<AutoCloseable> listen;
 
     private final Object lock = new Object();
@@ -73,7 +76,7 @@ final class ResultWaiters implements AutoCloseable {
             future.completeExceptionally(new IllegalStateException("The skail runtime has stopped"));
             return future;
         }
-        started.execute(() -> check(taskId)); // the store once, as the wait starts
+        checkSoon(started, taskId); // the store once, as the wait starts
         return future;
     }
 
@@ -91,11 +94,32 @@ final class ResultWaiters implements AutoCloseable {
         }
         else if (this.waiting.containsKey(taskId)) {
             try {
-                running.execute(() -> check(taskId));
+                checkSoon(running, taskId);
             }
             catch (RuntimeException ex) {
                 // stopped
             }
+        }
+    }
+
+    /**
+     * Reads the execution for its waiters on {@code executor}, unless a read of it is queued there already and has not
+     * started: that one reads what this one would (an end signalled twice, by this process and by the store's
+     * notification, is read once). A read that has started reads again after it.
+     */
+    private void checkSoon(ScheduledThreadPoolExecutor executor, String taskId) {
+        if (!this.queuedChecks.add(taskId)) {
+            return;
+        }
+        try {
+            executor.execute(() -> {
+                this.queuedChecks.remove(taskId);
+                check(taskId);
+            });
+        }
+        catch (RuntimeException ex) {
+            this.queuedChecks.remove(taskId);
+            throw ex;
         }
     }
 

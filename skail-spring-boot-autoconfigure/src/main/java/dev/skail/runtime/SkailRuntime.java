@@ -420,7 +420,8 @@ public class SkailRuntime {
     }
 
     public Optional<SkailExecution> find(String taskId) {
-        return request(() -> this.store.find(taskId).map(this::view));
+        return request(() -> this.store.findTagged(taskId)
+            .map((found) -> this.views.execution(found.execution(), found.tags())));
     }
 
     public SkailHistory history(String taskId) {

@@ -36,6 +36,7 @@ import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
 import dev.skail.platform.Suspend;
 import dev.skail.platform.Tag;
+import dev.skail.platform.TaggedExecution;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -109,6 +110,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      */
     private final @Nullable GroupCommit groupCommit;
 
+    /** PostgreSQL: the usual steps of concurrent executions, written by one statement. */
+    private final @Nullable PostgreSqlStepBatches stepBatches;
+
     /**
      * @param dataSource the store's own data source
      * @param dialect its database's dialect
@@ -140,10 +144,16 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         this.initializeSchema = initializeSchema;
         this.customization = JdbcCustomization.of(dialect);
         this.groupCommit = (dialect == SqlDialect.H2) ? new GroupCommit(dataSource, this.customization, 64) : null;
+        this.stepBatches = (dialect == SqlDialect.POSTGRESQL) ? new PostgreSqlStepBatches(dataSource) : null;
         retry.gate(() -> this.notReady);
     }
 
     /** The store's group commit (H2), for its tests. */
+    /** PostgreSQL's batches of steps (tests). */
+    @Nullable PostgreSqlStepBatches stepBatches() {
+        return this.stepBatches;
+    }
+
     @Nullable GroupCommit groupCommit() {
         return this.groupCommit;
     }
@@ -572,6 +582,37 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     @Override
+    public Optional<TaggedExecution> findTagged(String taskId) {
+        return this.retry.run("read execution " + taskId, () -> {
+            try (Connection connection = this.dataSource.getConnection();
+                    PreparedStatement ps = connection.prepareStatement(FIND_TAGGED)) {
+                ps.setString(1, taskId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.<TaggedExecution>empty();
+                    }
+                    ExecutionRow row = executionRow(rs);
+                    List<Tag> tags = new ArrayList<>();
+                    do {
+                        String key = rs.getString(15);
+                        if (key != null) {
+                            tags.add(new Tag(key, rs.getString(16)));
+                        }
+                    }
+                    while (rs.next());
+                    return Optional.of(new TaggedExecution(row, tags));
+                }
+            }
+        });
+    }
+
+    /** An execution and its tags (one row per tag, the execution's columns in each; one row without tags). */
+    private static final String FIND_TAGGED = "SELECT " + Arrays.stream(EXECUTION_COLUMNS.split(", "))
+        .map((column) -> "e." + column).collect(java.util.stream.Collectors.joining(", "))
+            + ", t.tag_key, t.tag_value FROM skail_execution e LEFT JOIN skail_tag t ON t.task_id = e.task_id "
+            + "WHERE e.task_id = ? ORDER BY t.tag_key, t.tag_value";
+
+    @Override
     public Optional<StoredHistory> history(String taskId) {
         return this.retry.run("read history " + taskId, () -> {
             try (Connection connection = this.dataSource.getConnection()) {
@@ -827,8 +868,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     public void recordStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil) {
         String what = "record step " + step.position() + " of " + lease.taskId();
         if (this.dialect == SqlDialect.POSTGRESQL) {
-            @Nullable Boolean recorded = this.retry.run(what, () -> recordNewStep(lease, step, attempt, now,
-                    leaseUntil, leaseUntil > now));
+            @Nullable Boolean recorded = this.retry.run(what, () -> recordFreshStep(lease, step, attempt, now,
+                    leaseUntil));
             if (recorded == null) {
                 // the lease to extend or updated_at to move (or the lease lost): the fence that updates, one statement
                 recorded = this.retry.run(what, () -> recordNewStep(lease, step, attempt, now, leaseUntil, false));
@@ -843,6 +884,32 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             writeAttempt(connection, step, attempt);
             return null;
         }));
+    }
+
+    /**
+     * The step on PostgreSQL under the fence that locks the row when the lease is fresh: with the steps of other
+     * executions that wait while another such statement runs ({@link PostgreSqlStepBatches}) when the step has no
+     * attempt row to insert, on its own otherwise.
+     * @return as {@link #recordNewStep}
+     */
+    private @Nullable Boolean recordFreshStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now,
+            long leaseUntil) throws SQLException {
+        PostgreSqlStepBatches batches = this.stepBatches;
+        boolean implied = attempt != null && impliedByStep(step, attempt);
+        if (leaseUntil <= now || batches == null || (attempt != null && !implied)) {
+            return recordNewStep(lease, step, attempt, now, leaseUntil, leaseUntil > now);
+        }
+        PostgreSqlStepBatches.Outcome outcome = batches.record(lease, step,
+                implied ? Objects.requireNonNull(attempt).number() : null, now, leaseUntil, () -> {
+                    @Nullable Boolean recorded = recordNewStep(lease, step, attempt, now, leaseUntil, true);
+                    return (recorded == null) ? PostgreSqlStepBatches.Outcome.NOT_FRESH
+                            : recorded ? PostgreSqlStepBatches.Outcome.INSERTED : PostgreSqlStepBatches.Outcome.TAKEN;
+                });
+        return switch (outcome) {
+            case INSERTED -> Boolean.TRUE;
+            case TAKEN -> Boolean.FALSE;
+            case NOT_FRESH -> null;
+        };
     }
 
     /**

@@ -117,6 +117,95 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
             .extracting(Lease::taskId).containsExactly("t-1");
     }
 
+    @Test
+    void stepsOfExecutionsThatWaitForAStepStatementAreWrittenByOneStatementEachKeepingItsOwnOutcome()
+            throws Exception {
+        for (String taskId : List.of("t-1", "t-2", "t-3", "t-4", "t-5", "t-6")) {
+            this.store.create(new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[]",
+                    ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null));
+        }
+        java.util.Map<String, Lease> leases = new java.util.HashMap<>();
+        for (Lease lease : this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100, java.util.Set.of())) {
+            leases.put(lease.taskId(), lease);
+        }
+        // t-5's step is already there, as when the acknowledgement of its write was lost and it is written again
+        this.store.recordStep(leases.get("t-5"), step("t-5", 0, "\"ok\""), null, 500, 30_500);
+        PostgreSqlStepBatches batches = java.util.Objects.requireNonNull(this.store.stepBatches());
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(7);
+        try (Connection blocker = this.pool.getConnection()) {
+            // t-1's step waits on its execution's row, locked by another transaction: the steps after it queue
+            blocker.setAutoCommit(false);
+            try (Statement statement = blocker.createStatement()) {
+                statement.execute("SELECT 1 FROM skail_execution WHERE task_id = 't-1' FOR UPDATE");
+            }
+            java.util.concurrent.Future<?> first = threads.submit(() -> this.store.recordStep(leases.get("t-1"),
+                    step("t-1", 0, "\"reservado\""), null, 600, 30_600));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> waitsForALock("t-1"));
+            List<java.util.concurrent.Future<?>> queued = List.of(
+                    // two branches of one execution: one statement writes one step of an execution
+                    threads.submit(() -> this.store.recordStep(leases.get("t-2"), step("t-2", 0, "\"a\""), null,
+                            600, 30_600)),
+                    threads.submit(() -> this.store.recordStep(leases.get("t-2"), step("t-2", 1, "\"b\""), null,
+                            600, 30_600)),
+                    threads.submit(() -> this.store.recordStep(leases.get("t-3"), step("t-3", 0,
+                            "{\"total\":150.00,\"em\":\"2026-12-05T10:15:30-03:00\"}"), null, 600, 30_600)),
+                    // a runner whose lease was taken over: its step alone fails
+                    threads.submit(() -> this.store.recordStep(new Lease("t-4", "a", "not-the-token"),
+                            step("t-4", 0, "\"x\""), null, 600, 30_600)),
+                    threads.submit(() -> this.store.recordStep(leases.get("t-5"), step("t-5", 0, "\"ok\""), null,
+                            600, 30_600)),
+                    threads.submit(() -> this.store.recordStep(leases.get("t-6"), step("t-6", 0, "\"ok\""), null,
+                            600, 30_600)));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batches.queued() == 6);
+            blocker.commit();
+            first.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            for (int i = 0; i < queued.size(); i++) {
+                if (i == 3) {
+                    assertThat(org.assertj.core.api.Assertions.catchThrowable(
+                            () -> queued.get(3).get(10, java.util.concurrent.TimeUnit.SECONDS)))
+                        .hasCauseInstanceOf(dev.skail.platform.LeaseLostException.class);
+                }
+                else {
+                    queued.get(i).get(10, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            }
+        }
+        finally {
+            threads.shutdownNow();
+        }
+
+        // one statement for t-2's first branch, t-3, t-4, t-5 and t-6; t-2's second branch after it, alone
+        assertThat(batches.counts()).containsExactly(1, 5);
+        assertThat(this.store.history("t-1").orElseThrow().steps()).extracting(StepRow::result)
+            .containsExactly("\"reservado\"");
+        assertThat(this.store.history("t-2").orElseThrow().steps()).extracting(StepRow::position)
+            .containsExactly(0, 1);
+        assertThat(this.store.history("t-3").orElseThrow().steps()).extracting(StepRow::result)
+            .containsExactly("{\"total\":150.00,\"em\":\"2026-12-05T10:15:30-03:00\"}");
+        assertThat(this.store.history("t-4").orElseThrow().steps()).isEmpty();
+        assertThat(this.store.history("t-5").orElseThrow().steps()).hasSize(1);
+        assertThat(this.store.history("t-6").orElseThrow().steps()).hasSize(1);
+        // none of them wrote a new version of its execution's row
+        assertThat(leaseUntil("t-3")).isEqualTo(30_100);
+    }
+
+    private static StepRow step(String taskId, int position, String result) {
+        return new StepRow(taskId, position, StepRow.COMMAND, "reservarEstoque", "[]", StepRow.COMPLETED, result,
+                null, taskId + "-" + position, 1, 550, 600, null);
+    }
+
+    /** Whether a statement of the store waits for a lock on the execution's row (another transaction holds it). */
+    private boolean waitsForALock(String taskId) throws SQLException {
+        try (Connection connection = this.pool.getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type "
+                        + "= 'Lock' AND query LIKE '%skail_execution%'")) {
+            rs.next();
+            return rs.getInt(1) > 0;
+        }
+    }
+
     /** Execution {@code t-1}, created with these arguments and claimed at 100 with a lease until 30,100. */
     private Lease claimed(String arguments) {
         this.store.create(new ExecutionRow("t-1", "vendas", "v1", "processarPedido", arguments,

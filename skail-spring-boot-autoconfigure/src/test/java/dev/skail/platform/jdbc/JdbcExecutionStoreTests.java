@@ -50,6 +50,25 @@ class JdbcExecutionStoreTests {
     }
 
     @Test
+    void anExecutionIsReadWithItsTagsInOneGo() {
+        this.store.create(new ExecutionRow("pedido-1", "vendas", "v1", "processarPedido",
+                "[{\"total\":150.00,\"em\":\"2026-12-05T10:15:30-03:00\"}]", ExecutionStatus.PENDING, null, null,
+                1, 0, 0L, 0, 0, null), List.of(new dev.skail.platform.Tag("pedido", "P-2"),
+                        new dev.skail.platform.Tag("cliente", "C-9"), new dev.skail.platform.Tag("pedido", "P-1")));
+        this.store.create(execution("t-2", 0));
+
+        assertThat(this.store.findTagged("pedido-1")).hasValueSatisfying((found) -> {
+            assertThat(found.execution()).isEqualTo(this.store.find("pedido-1").orElseThrow());
+            assertThat(found.execution().arguments())
+                .isEqualTo("[{\"total\":150.00,\"em\":\"2026-12-05T10:15:30-03:00\"}]");
+            assertThat(found.tags()).containsExactly(new dev.skail.platform.Tag("cliente", "C-9"),
+                    new dev.skail.platform.Tag("pedido", "P-1"), new dev.skail.platform.Tag("pedido", "P-2"));
+        });
+        assertThat(this.store.findTagged("t-2")).hasValueSatisfying((found) -> assertThat(found.tags()).isEmpty());
+        assertThat(this.store.findTagged("t-3")).isEmpty();
+    }
+
+    @Test
     void sameIdIsCreatedOnceAndTheExistingExecutionIsReturned() {
         assertThat(this.store.create(execution("t-1", 0))).isEmpty();
 

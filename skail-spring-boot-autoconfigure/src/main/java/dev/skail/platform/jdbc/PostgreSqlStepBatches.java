@@ -1,0 +1,354 @@
+package dev.skail.platform.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.skail.platform.Lease;
+import dev.skail.platform.StepRow;
+import dev.skail.platform.StoreDeadline;
+
+/**
+ * The usual steps of concurrent executions on PostgreSQL, written together: one statement, one round trip, one commit
+ * for the steps that wait while another such statement runs.
+ * <p>
+ * A step that needs no change of its execution's row (its lease fresh, see {@link JdbcExecutionStore#FRESH_LEASE}) and
+ * no attempt row of its own is written by one statement of the store's ({@code recordNewStep}); on a server shared
+ * with the application on a few cores, that statement's round trip, its execution and its commit (a flush of the
+ * write-ahead log) are most of what a step costs, and the server's CPU is what limits the executions per second. So a
+ * step that comes while such a statement runs waits for it, and the steps that waited are then written by one statement
+ * of many rows: each row's fence locks its execution's row ({@code FOR SHARE}, as the single statement does), each row
+ * is inserted only when its fence holds, and each caller learns its own row's outcome. A caller alone writes at once,
+ * without waiting for anybody (a function's steps in sequence pay nothing), and so does a caller with a request's
+ * deadline. One statement writes at most one step of an execution (parallel branches of one execution wait for the
+ * next), so that each row's fence and insert are its own.
+ * <p>
+ * A statement that fails (a broken connection, a conflict the statement did not expect) is each caller's failure: each
+ * then writes its step alone (the store's retries are around that), so one bad row cannot fail the others for good.
+ */
+final class PostgreSqlStepBatches {
+
+    /** The most steps one statement writes. */
+    static final int MAX_BATCH = 64;
+
+    private final DataSource dataSource;
+
+    private final Object lock = new Object();
+
+    /** Steps waiting for the next statement. Guarded by {@link #lock}. */
+    private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+
+    /** Whether a statement of this class is running. Guarded by {@link #lock}. */
+    private boolean writing;
+
+    private final AtomicLong statements = new AtomicLong();
+
+    private final AtomicLong steps = new AtomicLong();
+
+    PostgreSqlStepBatches(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    /** What a step's row came to: see {@link #record}. */
+    enum Outcome {
+
+        /** Inserted. */
+        INSERTED,
+
+        /** Its position (or its attempt's number) was taken: the general path decides. */
+        TAKEN,
+
+        /** The fence found the lease not fresh (to extend, {@code updated_at} to move) or lost. */
+        NOT_FRESH
+    }
+
+    /** A step's own statement, for a caller that writes alone (the store's single statement of a step). */
+    @FunctionalInterface
+    interface Single {
+
+        Outcome write() throws SQLException;
+    }
+
+    /**
+     * Writes the step under the fresh-lease fence: alone and at once ({@code single}) when no statement of this class
+     * runs, otherwise with the other steps that wait for it, in the next statement.
+     * @param implied the attempt number the step implies, checked as the single statement checks it (no stored attempt
+     * of that number or later), or {@code null} when there is none to check
+     */
+    Outcome record(Lease lease, StepRow step, @Nullable Integer implied, long now, long leaseUntil, Single single)
+            throws SQLException {
+        Pending mine = new Pending(lease, step, implied, now, leaseUntil, single);
+        @Nullable List<Pending> batch;
+        synchronized (this.lock) {
+            if (StoreDeadline.isSet()) {
+                // a request's deadline: not the others' statement to wait for, nor theirs to wait for it
+                batch = null;
+            }
+            else if (!this.writing) {
+                this.writing = true;
+                batch = List.of(mine);
+            }
+            else {
+                this.queue.add(mine);
+                batch = awaitTurn(mine);
+            }
+        }
+        if (batch == null && !mine.done) {
+            return single.write();
+        }
+        if (!mine.done) {
+            lead(Objects.requireNonNull(batch));
+        }
+        if (mine.alone) {
+            return single.write();
+        }
+        return mine.result();
+    }
+
+    /**
+     * Waits (holding {@link #lock}) until {@code mine} is done or is to lead the next statement.
+     * @return the batch {@code mine} leads, or {@code null} once it is done
+     */
+    private @Nullable List<Pending> awaitTurn(Pending mine) {
+        boolean interrupted = false;
+        try {
+            while (!mine.done && mine.lead == null) {
+                try {
+                    this.lock.wait();
+                }
+                catch (InterruptedException ex) {
+                    // its row may be in the statement running: it waits for the outcome, then keeps the interrupt
+                    interrupted = true;
+                }
+            }
+            return mine.lead;
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Writes {@code batch}, tells each caller, and hands the next batch (if any waits) to one of its callers. */
+    private void lead(List<Pending> batch) {
+        List<Outcome> outcomes = null;
+        SQLException failure = null;
+        RuntimeException unexpected = null;
+        Error error = null;
+        try {
+            outcomes = (batch.size() == 1) ? List.of(batch.get(0).single.write()) : write(batch);
+        }
+        catch (SQLException ex) {
+            failure = ex;
+        }
+        catch (RuntimeException ex) {
+            unexpected = ex;
+        }
+        catch (Error ex) {
+            error = ex;
+        }
+        synchronized (this.lock) {
+            for (int i = 0; i < batch.size(); i++) {
+                Pending pending = batch.get(i);
+                if (outcomes != null) {
+                    pending.outcome = outcomes.get(i);
+                }
+                else if (batch.size() > 1) {
+                    // each writes its own step again, alone: one bad row does not fail the others
+                    pending.alone = true;
+                }
+                else {
+                    pending.failure = (failure != null) ? failure
+                            : new SQLException("The step's statement failed", "08000",
+                                    (unexpected != null) ? unexpected : error);
+                }
+                pending.done = true;
+            }
+            List<Pending> next = nextBatch();
+            if (next.isEmpty()) {
+                this.writing = false;
+            }
+            else {
+                next.get(0).lead = next;
+            }
+            this.lock.notifyAll();
+        }
+        if (error != null && batch.size() == 1) {
+            throw error;
+        }
+        if (unexpected != null && batch.size() == 1) {
+            throw unexpected;
+        }
+    }
+
+    /** The steps that waited, at most one per execution and {@link #MAX_BATCH}; called holding {@link #lock}. */
+    private List<Pending> nextBatch() {
+        List<Pending> next = new ArrayList<>();
+        Set<String> executions = new HashSet<>();
+        for (Iterator<Pending> it = this.queue.iterator(); it.hasNext() && next.size() < MAX_BATCH;) {
+            Pending pending = it.next();
+            if (executions.add(pending.step.taskId())) {
+                it.remove();
+                next.add(pending);
+            }
+        }
+        return next;
+    }
+
+    /** One statement for the steps of {@code batch}; the outcomes in its order. */
+    private List<Outcome> write(List<Pending> batch) throws SQLException {
+        String sql = statement(batch.size());
+        try (Connection connection = this.dataSource.getConnection()) {
+            connection.setAutoCommit(true);
+            try (PreparedStatement ps = connection.prepareStatement(sql)) {
+                int index = 1;
+                for (int i = 0; i < batch.size(); i++) {
+                    Pending pending = batch.get(i);
+                    StepRow step = pending.step;
+                    List<Object> fresh = JdbcExecutionStore.freshLease(pending.lease, pending.now,
+                            pending.leaseUntil);
+                    ps.setInt(index++, i);
+                    // the fence's values: task, token, lease at least, updated after
+                    ps.setObject(index++, fresh.get(0));
+                    ps.setObject(index++, fresh.get(1));
+                    ps.setObject(index++, fresh.get(2));
+                    ps.setObject(index++, fresh.get(3));
+                    for (@Nullable Object value : new @Nullable Object[] { pending.implied, step.position(),
+                            step.kind(), step.name(), step.arguments(), step.status(), step.result(), step.error(),
+                            step.idempotencyKey(), step.functionAttempt(), step.startedAt(), step.completedAt(),
+                            step.childTaskId() }) {
+                        if (value == null) {
+                            ps.setNull(index++, Types.NULL);
+                        }
+                        else {
+                            ps.setObject(index++, value);
+                        }
+                    }
+                }
+                List<Outcome> outcomes = new ArrayList<>(batch.size());
+                for (int i = 0; i < batch.size(); i++) {
+                    outcomes.add(null);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        int row = rs.getInt(1);
+                        outcomes.set(row, (rs.getLong(2) == 0) ? Outcome.NOT_FRESH
+                                : (rs.getLong(3) == 1) ? Outcome.INSERTED : Outcome.TAKEN);
+                    }
+                }
+                for (Outcome outcome : outcomes) {
+                    if (outcome == null) {
+                        throw new SQLException("The steps' statement did not answer for every step", "XX000");
+                    }
+                }
+                this.statements.incrementAndGet();
+                this.steps.addAndGet(batch.size());
+                return outcomes;
+            }
+        }
+    }
+
+    /**
+     * The statement for {@code rows} steps: their values, the fence of each (its execution's row locked when the lease
+     * is fresh), the insert of each whose fence holds (and whose implied attempt number is free), and one answer row per
+     * step: its number, whether its fence held, whether it was inserted.
+     */
+    static String statement(int rows) {
+        StringBuilder sql = new StringBuilder("WITH v (n, task_id, lease_token, lease_at_least, updated_after, "
+                + "implied, position, kind, name, arguments, status, result, error, idempotency_key, "
+                + "function_attempt, started_at, completed_at, child_task_id) AS (VALUES ");
+        for (int i = 0; i < rows; i++) {
+            sql.append((i == 0) ? "" : ", ").append("(CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS VARCHAR), "
+                    + "CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS INT), CAST(? AS INT), CAST(? AS VARCHAR), "
+                    + "CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS TEXT), "
+                    + "CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS BIGINT), CAST(? AS BIGINT), "
+                    + "CAST(? AS VARCHAR))");
+        }
+        sql.append("), fence AS (SELECT e.task_id FROM skail_execution e JOIN v ON e.task_id = v.task_id "
+                + "AND e.lease_token = v.lease_token AND e.status = 'RUNNING' AND e.lease_until >= v.lease_at_least "
+                + "AND e.updated_at > v.updated_after FOR SHARE OF e), "
+                + "step AS (INSERT INTO skail_step (task_id, position, kind, name, arguments, status, result, error, "
+                + "idempotency_key, function_attempt, started_at, completed_at, child_task_id) "
+                + "SELECT v.task_id, v.position, v.kind, v.name, v.arguments, v.status, v.result, v.error, "
+                + "v.idempotency_key, v.function_attempt, v.started_at, v.completed_at, v.child_task_id "
+                + "FROM v JOIN fence f ON f.task_id = v.task_id "
+                // an implied attempt whose number is taken is not this step's to record: the general path refuses it
+                + "WHERE v.implied IS NULL OR NOT EXISTS (SELECT 1 FROM skail_attempt a WHERE a.task_id = v.task_id "
+                + "AND a.position = v.position AND a.function_attempt = v.function_attempt AND a.number >= v.implied) "
+                + "ON CONFLICT (task_id, position) DO NOTHING RETURNING task_id) "
+                + "SELECT v.n, (SELECT COUNT(*) FROM fence f WHERE f.task_id = v.task_id), "
+                + "(SELECT COUNT(*) FROM step s WHERE s.task_id = v.task_id) FROM v");
+        return sql.toString();
+    }
+
+    /** Statements of many steps written so far, and the steps they carried (a step written alone is not counted). */
+    long[] counts() {
+        return new long[] { this.statements.get(), this.steps.get() };
+    }
+
+    /** Steps waiting for the next statement now. */
+    int queued() {
+        synchronized (this.lock) {
+            return this.queue.size();
+        }
+    }
+
+    private static final class Pending {
+
+        final Lease lease;
+
+        final StepRow step;
+
+        final @Nullable Integer implied;
+
+        final long now;
+
+        final long leaseUntil;
+
+        /** Guarded by the batches' lock, as the fields below. */
+        boolean done;
+
+        @Nullable List<Pending> lead;
+
+        @Nullable Outcome outcome;
+
+        @Nullable SQLException failure;
+
+        /** Its statement failed with others' steps: it writes its own. */
+        boolean alone;
+
+        final Single single;
+
+        Pending(Lease lease, StepRow step, @Nullable Integer implied, long now, long leaseUntil, Single single) {
+            this.single = single;
+            this.lease = lease;
+            this.step = step;
+            this.implied = implied;
+            this.now = now;
+            this.leaseUntil = leaseUntil;
+        }
+
+        /** Read after {@code done} was seen under the lock. */
+        Outcome result() throws SQLException {
+            if (this.failure != null) {
+                throw this.failure;
+            }
+            return Objects.requireNonNull(this.outcome);
+        }
+    }
+}
