@@ -69,7 +69,12 @@ final class ResultWaiters implements AutoCloseable {
      */
     CompletableFuture<SkailExecution> await(String taskId) {
         CompletableFuture<SkailExecution> future = new CompletableFuture<>();
-        this.waiting.computeIfAbsent(taskId, (id) -> ConcurrentHashMap.newKeySet()).add(future);
+        // added in the map's own update: a waiter of the same id forgotten meanwhile cannot drop this one's set
+        this.waiting.compute(taskId, (id, futures) -> {
+            Set<CompletableFuture<SkailExecution>> all = (futures != null) ? futures : ConcurrentHashMap.newKeySet();
+            all.add(future);
+            return all;
+        });
         future.whenComplete((execution, failure) -> forget(taskId, future));
         ScheduledThreadPoolExecutor started = start();
         if (started == null) {

@@ -148,12 +148,12 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         retry.gate(() -> this.notReady);
     }
 
-    /** The store's group commit (H2), for its tests. */
     /** PostgreSQL's batches of steps (tests). */
     @Nullable PostgreSqlStepBatches stepBatches() {
         return this.stepBatches;
     }
 
+    /** The store's group commit (H2), for its tests. */
     @Nullable GroupCommit groupCommit() {
         return this.groupCommit;
     }
@@ -909,6 +909,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             case INSERTED -> Boolean.TRUE;
             case TAKEN -> Boolean.FALSE;
             case NOT_FRESH -> null;
+            // its execution's row was locked by another transaction: its own statement waits for it
+            case LOCKED -> recordNewStep(lease, step, attempt, now, leaseUntil, true);
         };
     }
 
@@ -923,10 +925,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * header, where an update would write a new version of the whole row (its arguments included) to the table and the
      * log with every step, and fill its page with dead versions. No claim takes the row while the step holds it (a
      * claim locks the rows it takes {@code FOR UPDATE SKIP LOCKED} and passes a locked one by; a step that finds the
-     * row locked by a claim waits for it, then finds the token changed and writes nothing), and a claim takes a
-     * RUNNING execution only once its lease has ended, half a lease away. When the locking fence
-     * finds nothing (the lease to extend, {@code updated_at} to move, or the lease lost), the caller runs the statement
-     * again with the fence that updates the row.
+     * row locked by a claim passes it by, then waits for it with the updating fence and finds the token changed and
+     * writes nothing), and a claim takes a RUNNING execution only once its lease has ended, half a lease away. When the
+     * locking fence finds nothing (the lease to extend, {@code updated_at} to move, the lease lost, or the row locked by
+     * another transaction), the caller runs the statement again with the fence that updates the row.
      * @param locking whether the fence locks the row rather than updating it
      * @return whether the step and its attempt were inserted; {@code false} when the position or the attempt was taken
      * (a PENDING step to complete, or a retry of a step whose acknowledgement was lost): the general path decides;
@@ -1004,9 +1006,13 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             + "WHEN updated_at <= ? THEN ? ELSE updated_at END WHERE task_id = ? AND lease_token = ? "
             + "AND status = 'RUNNING'";
 
-    /** {@link #recordNewStep}'s fence when the row needs no change: a lock. */
+    /**
+     * {@link #recordNewStep}'s fence when the row needs no change: a lock, which passes the row by when another
+     * transaction holds it (the step then runs again with the updating fence, which waits for that transaction): a
+     * step that {@link PostgreSqlStepBatches} writes alone never keeps the steps queued behind it waiting on a row lock.
+     */
     private static final String LOCKING_FENCE = "WITH fence AS (SELECT task_id FROM skail_execution WHERE "
-            + FRESH_LEASE + " FOR SHARE)";
+            + FRESH_LEASE + " FOR SHARE SKIP LOCKED)";
 
     /** {@link #recordNewStep}'s fence otherwise. */
     private static final String UPDATING_FENCE = "WITH fence AS (" + EXTEND_LEASE + " RETURNING task_id)";

@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.skail.platform.Lease;
@@ -32,15 +34,21 @@ import dev.skail.platform.StoreDeadline;
  * write-ahead log) are most of what a step costs, and the server's CPU is what limits the executions per second. So a
  * step that comes while such a statement runs waits for it, and the steps that waited are then written by one statement
  * of many rows: each row's fence locks its execution's row ({@code FOR SHARE}, as the single statement does), each row
- * is inserted only when its fence holds, and each caller learns its own row's outcome. A caller alone writes at once,
- * without waiting for anybody (a function's steps in sequence pay nothing), and so does a caller with a request's
- * deadline. One statement writes at most one step of an execution (parallel branches of one execution wait for the
- * next), so that each row's fence and insert are its own.
+ * is inserted only when its fence holds, and each caller learns its own row's outcome. A row whose execution is locked
+ * by another transaction (an end, a claim, a client's) is passed by ({@code SKIP LOCKED}) and its caller writes its own
+ * statement, which waits for that lock as before: one busy row never holds the others' steps, nor the share locks the
+ * statement has taken (which a lease renewal would wait for), and a statement never waits on an execution's row, so
+ * it is in no cycle of locks with the writes that lock an execution and then another (an end waking its parent). A
+ * caller alone writes at once, without waiting for anybody (a function's steps in sequence pay nothing), and so does a
+ * caller with a request's deadline. One statement writes at most one step of an execution (parallel branches of one
+ * execution wait for the next), so that each row's fence and insert are its own.
  * <p>
  * A statement that fails (a broken connection, a conflict the statement did not expect) is each caller's failure: each
  * then writes its step alone (the store's retries are around that), so one bad row cannot fail the others for good.
  */
 final class PostgreSqlStepBatches {
+
+    private static final Log logger = LogFactory.getLog(PostgreSqlStepBatches.class);
 
     /** The most steps one statement writes. */
     static final int MAX_BATCH = 64;
@@ -59,6 +67,15 @@ final class PostgreSqlStepBatches {
 
     private final AtomicLong steps = new AtomicLong();
 
+    /** The outcomes of the rows of statements of many steps, counted. */
+    private final java.util.EnumMap<Outcome, AtomicLong> outcomes = new java.util.EnumMap<>(Outcome.class);
+
+    {
+        for (Outcome outcome : Outcome.values()) {
+            this.outcomes.put(outcome, new AtomicLong());
+        }
+    }
+
     PostgreSqlStepBatches(DataSource dataSource) {
         this.dataSource = dataSource;
     }
@@ -73,7 +90,13 @@ final class PostgreSqlStepBatches {
         TAKEN,
 
         /** The fence found the lease not fresh (to extend, {@code updated_at} to move) or lost. */
-        NOT_FRESH
+        NOT_FRESH,
+
+        /**
+         * Its execution's row was locked by another transaction (an end, a claim, a client's): the statement passed it
+         * by rather than make every step in it wait, and the caller writes its own.
+         */
+        LOCKED
     }
 
     /** A step's own statement, for a caller that writes alone (the store's single statement of a step). */
@@ -147,21 +170,34 @@ final class PostgreSqlStepBatches {
     /** Writes {@code batch}, tells each caller, and hands the next batch (if any waits) to one of its callers. */
     private void lead(List<Pending> batch) {
         List<Outcome> outcomes = null;
-        SQLException failure = null;
-        RuntimeException unexpected = null;
-        Error error = null;
+        Throwable failure = null;
         try {
             outcomes = (batch.size() == 1) ? List.of(batch.get(0).single.write()) : write(batch);
         }
-        catch (SQLException ex) {
+        catch (Throwable ex) {
             failure = ex;
+            if (batch.size() > 1 && !(ex instanceof SQLException)) {
+                logger.warn("skail store: a statement of " + batch.size() + " steps failed; each is written alone", ex);
+            }
         }
-        catch (RuntimeException ex) {
-            unexpected = ex;
+        finally {
+            handOff(batch, outcomes, failure);
         }
-        catch (Error ex) {
-            error = ex;
+        if (batch.size() == 1 && failure != null && !(failure instanceof SQLException)) {
+            // its own step's statement: the failure is its caller's, as it would have been alone
+            if (failure instanceof Error error) {
+                throw error;
+            }
+            throw (RuntimeException) failure;
         }
+        if (failure instanceof Error error) {
+            // every other caller writes its own step; the leader's thread learns of the error
+            throw error;
+        }
+    }
+
+    /** Tells each caller of {@code batch} its outcome and hands the next batch on. */
+    private void handOff(List<Pending> batch, @Nullable List<Outcome> outcomes, @Nullable Throwable failure) {
         synchronized (this.lock) {
             for (int i = 0; i < batch.size(); i++) {
                 Pending pending = batch.get(i);
@@ -172,10 +208,11 @@ final class PostgreSqlStepBatches {
                     // each writes its own step again, alone: one bad row does not fail the others
                     pending.alone = true;
                 }
+                else if (failure instanceof SQLException ex) {
+                    pending.failure = ex;
+                }
                 else {
-                    pending.failure = (failure != null) ? failure
-                            : new SQLException("The step's statement failed", "08000",
-                                    (unexpected != null) ? unexpected : error);
+                    pending.failure = new SQLException("The step's statement failed", "08000", failure);
                 }
                 pending.done = true;
             }
@@ -187,12 +224,6 @@ final class PostgreSqlStepBatches {
                 next.get(0).lead = next;
             }
             this.lock.notifyAll();
-        }
-        if (error != null && batch.size() == 1) {
-            throw error;
-        }
-        if (unexpected != null && batch.size() == 1) {
-            throw unexpected;
         }
     }
 
@@ -247,8 +278,10 @@ final class PostgreSqlStepBatches {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         int row = rs.getInt(1);
-                        outcomes.set(row, (rs.getLong(2) == 0) ? Outcome.NOT_FRESH
-                                : (rs.getLong(3) == 1) ? Outcome.INSERTED : Outcome.TAKEN);
+                        Outcome outcome = (rs.getLong(2) == 0) ? ((rs.getLong(4) == 0) ? Outcome.NOT_FRESH
+                                : Outcome.LOCKED) : (rs.getLong(3) == 1) ? Outcome.INSERTED : Outcome.TAKEN;
+                        outcomes.set(row, outcome);
+                        this.outcomes.get(outcome).incrementAndGet();
                     }
                 }
                 for (Outcome outcome : outcomes) {
@@ -281,7 +314,7 @@ final class PostgreSqlStepBatches {
         }
         sql.append("), fence AS (SELECT e.task_id FROM skail_execution e JOIN v ON e.task_id = v.task_id "
                 + "AND e.lease_token = v.lease_token AND e.status = 'RUNNING' AND e.lease_until >= v.lease_at_least "
-                + "AND e.updated_at > v.updated_after FOR SHARE OF e), "
+                + "AND e.updated_at > v.updated_after FOR SHARE OF e SKIP LOCKED), "
                 + "step AS (INSERT INTO skail_step (task_id, position, kind, name, arguments, status, result, error, "
                 + "idempotency_key, function_attempt, started_at, completed_at, child_task_id) "
                 + "SELECT v.task_id, v.position, v.kind, v.name, v.arguments, v.status, v.result, v.error, "
@@ -292,13 +325,22 @@ final class PostgreSqlStepBatches {
                 + "AND a.position = v.position AND a.function_attempt = v.function_attempt AND a.number >= v.implied) "
                 + "ON CONFLICT (task_id, position) DO NOTHING RETURNING task_id) "
                 + "SELECT v.n, (SELECT COUNT(*) FROM fence f WHERE f.task_id = v.task_id), "
-                + "(SELECT COUNT(*) FROM step s WHERE s.task_id = v.task_id) FROM v");
+                + "(SELECT COUNT(*) FROM step s WHERE s.task_id = v.task_id), "
+                // the row as it reads without a lock: fresh but passed by, it was locked by another transaction
+                + "(SELECT COUNT(*) FROM skail_execution e WHERE e.task_id = v.task_id AND e.lease_token = v.lease_token "
+                + "AND e.status = 'RUNNING' AND e.lease_until >= v.lease_at_least AND e.updated_at > v.updated_after) "
+                + "FROM v");
         return sql.toString();
     }
 
     /** Statements of many steps written so far, and the steps they carried (a step written alone is not counted). */
     long[] counts() {
         return new long[] { this.statements.get(), this.steps.get() };
+    }
+
+    /** How many rows of statements of many steps came to {@code outcome}. */
+    long outcomes(Outcome outcome) {
+        return this.outcomes.get(outcome).get();
     }
 
     /** Steps waiting for the next statement now. */

@@ -133,15 +133,12 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         PostgreSqlStepBatches batches = java.util.Objects.requireNonNull(this.store.stepBatches());
         java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(7);
         try (Connection blocker = this.pool.getConnection()) {
-            // t-1's step waits on its execution's row, locked by another transaction: the steps after it queue
-            blocker.setAutoCommit(false);
-            try (Statement statement = blocker.createStatement()) {
-                statement.execute("SELECT 1 FROM skail_execution WHERE task_id = 't-1' FOR UPDATE");
-            }
+            // t-1's step waits for another transaction's uncommitted row at its position: the steps after it queue
+            holdStepPosition(blocker, "t-1", 0);
             java.util.concurrent.Future<?> first = threads.submit(() -> this.store.recordStep(leases.get("t-1"),
                     step("t-1", 0, "\"reservado\""), null, 600, 30_600));
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
-                .until(() -> waitsForALock("t-1"));
+            int blockerPid = backendPid(blocker);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waitsFor(blockerPid));
             List<java.util.concurrent.Future<?>> queued = List.of(
                     // two branches of one execution: one statement writes one step of an execution
                     threads.submit(() -> this.store.recordStep(leases.get("t-2"), step("t-2", 0, "\"a\""), null,
@@ -158,7 +155,7 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
                     threads.submit(() -> this.store.recordStep(leases.get("t-6"), step("t-6", 0, "\"ok\""), null,
                             600, 30_600)));
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batches.queued() == 6);
-            blocker.commit();
+            blocker.rollback();
             first.get(10, java.util.concurrent.TimeUnit.SECONDS);
             for (int i = 0; i < queued.size(); i++) {
                 if (i == 3) {
@@ -177,6 +174,9 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
 
         // one statement for t-2's first branch, t-3, t-4, t-5 and t-6; t-2's second branch after it, alone
         assertThat(batches.counts()).containsExactly(1, 5);
+        assertThat(batches.outcomes(PostgreSqlStepBatches.Outcome.INSERTED)).isEqualTo(3);
+        assertThat(batches.outcomes(PostgreSqlStepBatches.Outcome.NOT_FRESH)).isEqualTo(1);
+        assertThat(batches.outcomes(PostgreSqlStepBatches.Outcome.TAKEN)).isEqualTo(1);
         assertThat(this.store.history("t-1").orElseThrow().steps()).extracting(StepRow::result)
             .containsExactly("\"reservado\"");
         assertThat(this.store.history("t-2").orElseThrow().steps()).extracting(StepRow::position)
@@ -195,14 +195,89 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
                 null, taskId + "-" + position, 1, 550, 600, null);
     }
 
-    /** Whether a statement of the store waits for a lock on the execution's row (another transaction holds it). */
-    private boolean waitsForALock(String taskId) throws SQLException {
-        try (Connection connection = this.pool.getConnection();
-                Statement statement = connection.createStatement();
-                ResultSet rs = statement.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type "
-                        + "= 'Lock' AND query LIKE '%skail_execution%'")) {
+    @Test
+    void aStepWhoseExecutionIsLockedByAnotherTransactionDoesNotHoldUpTheOthersInItsStatement() throws Exception {
+        for (String taskId : List.of("t-1", "t-2", "t-3")) {
+            this.store.create(new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[]",
+                    ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null));
+        }
+        java.util.Map<String, Lease> leases = new java.util.HashMap<>();
+        for (Lease lease : this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100, java.util.Set.of())) {
+            leases.put(lease.taskId(), lease);
+        }
+        PostgreSqlStepBatches batches = java.util.Objects.requireNonNull(this.store.stepBatches());
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(3);
+        this.pool.setMaximumPoolSize(5);
+        try (Connection blocker = this.pool.getConnection(); Connection busy = this.pool.getConnection()) {
+            // t-1's step waits (its position held by another transaction) while t-2's and t-3's steps queue; t-3's
+            // execution row is locked by yet another transaction (an end, a client's) until after their statement
+            holdStepPosition(blocker, "t-1", 0);
+            busy.setAutoCommit(false);
+            try (Statement statement = busy.createStatement()) {
+                statement.execute("SELECT 1 FROM skail_execution WHERE task_id = 't-3' FOR UPDATE");
+            }
+            java.util.concurrent.Future<?> t1 = threads.submit(() -> this.store.recordStep(leases.get("t-1"),
+                    step("t-1", 0, "\"reservado\""), null, 600, 30_600));
+            int blockerPid = backendPid(blocker);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waitsFor(blockerPid));
+            java.util.concurrent.Future<?> t2 = threads.submit(() -> this.store.recordStep(leases.get("t-2"),
+                    step("t-2", 0, "\"cobrado\""), null, 600, 30_600));
+            java.util.concurrent.Future<?> t3 = threads.submit(() -> this.store.recordStep(leases.get("t-3"),
+                    step("t-3", 0, "\"enviado\""), null, 600, 30_600));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batches.queued() == 2);
+            blocker.rollback();
+            t1.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            // t-2 is written by the statement that passed t-3's row by; t-3 waits for that row on its own
+            t2.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            int busyPid = backendPid(busy);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waitsFor(busyPid));
+            assertThat(t3).isNotDone();
+            assertThat(batches.outcomes(PostgreSqlStepBatches.Outcome.INSERTED)).isEqualTo(1);
+            assertThat(batches.outcomes(PostgreSqlStepBatches.Outcome.LOCKED)).isEqualTo(1);
+            busy.commit();
+            t3.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        finally {
+            threads.shutdownNow();
+        }
+        assertThat(this.store.history("t-1").orElseThrow().steps()).extracting(StepRow::result)
+            .containsExactly("\"reservado\"");
+        assertThat(this.store.history("t-2").orElseThrow().steps()).extracting(StepRow::result)
+            .containsExactly("\"cobrado\"");
+        assertThat(this.store.history("t-3").orElseThrow().steps()).extracting(StepRow::result)
+            .containsExactly("\"enviado\"");
+    }
+
+    /** Holds the step's position with an uncommitted row in {@code connection}'s transaction. */
+    private static void holdStepPosition(Connection connection, String taskId, int position) throws SQLException {
+        connection.setAutoCommit(false);
+        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO skail_step (task_id, position, kind, "
+                + "name, arguments, status, idempotency_key, function_attempt, started_at, completed_at) "
+                + "VALUES (?, ?, 'COMMAND', 'x', '[]', 'COMPLETED', 'k', 1, 0, 0)")) {
+            ps.setString(1, taskId);
+            ps.setInt(2, position);
+            ps.executeUpdate();
+        }
+    }
+
+    private static int backendPid(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT pg_backend_pid()")) {
             rs.next();
-            return rs.getInt(1) > 0;
+            return rs.getInt(1);
+        }
+    }
+
+    /** Whether a session waits for a lock that the session {@code pid} holds. */
+    private boolean waitsFor(int pid) throws SQLException {
+        try (Connection connection = this.pool.getConnection();
+                PreparedStatement ps = connection.prepareStatement("SELECT COUNT(*) FROM pg_stat_activity "
+                        + "WHERE ? = ANY (pg_blocking_pids(pid))")) {
+            ps.setInt(1, pid);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1) > 0;
+            }
         }
     }
 
