@@ -52,7 +52,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     private static final String EXECUTION_COLUMNS = "task_id, workload, version, function_name, arguments, status, "
             + "result, error, attempt, retries_used, next_run_at, created_at, updated_at, parent_task_id";
 
-    private static final String STEP_COLUMNS = "task_id, position, kind, name, arguments, status, result, error, "
+    static final String STEP_COLUMNS = "task_id, position, kind, name, arguments, status, result, error, "
             + "idempotency_key, function_attempt, started_at, completed_at, child_task_id";
 
     private static final String ATTEMPT_COLUMNS = "task_id, position, name, function_attempt, number, started_at, "
@@ -871,7 +871,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             @Nullable Boolean recorded = this.retry.run(what, () -> recordFreshStep(lease, step, attempt, now,
                     leaseUntil));
             if (recorded == null) {
-                // the lease to extend or updated_at to move (or the lease lost): the fence that updates, one statement
+                // the lease to extend or updated_at to move (or the lease lost, or the row locked by another
+                // transaction): the fence that updates, one statement, which waits for any lock
                 recorded = this.retry.run(what, () -> recordNewStep(lease, step, attempt, now, leaseUntil, false));
             }
             if (Boolean.TRUE.equals(recorded)) {
@@ -908,9 +909,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         return switch (outcome) {
             case INSERTED -> Boolean.TRUE;
             case TAKEN -> Boolean.FALSE;
-            case NOT_FRESH -> null;
-            // its execution's row was locked by another transaction: its own statement waits for it
-            case LOCKED -> recordNewStep(lease, step, attempt, now, leaseUntil, true);
+            // the lease to extend (or lost), or the row locked by another transaction: the updating fence, which waits
+            case NOT_FRESH, LOCKED -> null;
         };
     }
 

@@ -7,12 +7,14 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -302,6 +304,25 @@ final class PostgreSqlStepBatches {
      * step: its number, whether its fence held, whether it was inserted.
      */
     static String statement(int rows) {
+        String cached = STATEMENTS[rows];
+        if (cached == null) {
+            cached = newStatement(rows);
+            STATEMENTS[rows] = cached;
+        }
+        return cached;
+    }
+
+    /** The statements by their number of rows, made once each (a benign race may make one twice). */
+    private static final String[] STATEMENTS = new String[MAX_BATCH + 1];
+
+    /**
+     * A row {@code e} of skail_execution as the fresh lease of the step {@code v} leaves it, as
+     * {@link JdbcExecutionStore#FRESH_LEASE} says it.
+     */
+    private static final String FRESH = "e.task_id = v.task_id AND e.lease_token = v.lease_token "
+            + "AND e.status = 'RUNNING' AND e.lease_until >= v.lease_at_least AND e.updated_at > v.updated_after";
+
+    private static String newStatement(int rows) {
         StringBuilder sql = new StringBuilder("WITH v (n, task_id, lease_token, lease_at_least, updated_after, "
                 + "implied, position, kind, name, arguments, status, result, error, idempotency_key, "
                 + "function_attempt, started_at, completed_at, child_task_id) AS (VALUES ");
@@ -312,14 +333,12 @@ final class PostgreSqlStepBatches {
                     + "CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS BIGINT), CAST(? AS BIGINT), "
                     + "CAST(? AS VARCHAR))");
         }
-        sql.append("), fence AS (SELECT e.task_id FROM skail_execution e JOIN v ON e.task_id = v.task_id "
-                + "AND e.lease_token = v.lease_token AND e.status = 'RUNNING' AND e.lease_until >= v.lease_at_least "
-                + "AND e.updated_at > v.updated_after FOR SHARE OF e SKIP LOCKED), "
-                + "step AS (INSERT INTO skail_step (task_id, position, kind, name, arguments, status, result, error, "
-                + "idempotency_key, function_attempt, started_at, completed_at, child_task_id) "
-                + "SELECT v.task_id, v.position, v.kind, v.name, v.arguments, v.status, v.result, v.error, "
-                + "v.idempotency_key, v.function_attempt, v.started_at, v.completed_at, v.child_task_id "
-                + "FROM v JOIN fence f ON f.task_id = v.task_id "
+        sql.append("), fence AS (SELECT e.task_id FROM skail_execution e JOIN v ON " + FRESH
+                + " FOR SHARE OF e SKIP LOCKED), "
+                + "step AS (INSERT INTO skail_step (" + JdbcExecutionStore.STEP_COLUMNS + ") SELECT "
+                + Arrays.stream(JdbcExecutionStore.STEP_COLUMNS.split(", ")).map((column) -> "v." + column)
+                    .collect(Collectors.joining(", "))
+                + " FROM v JOIN fence f ON f.task_id = v.task_id "
                 // an implied attempt whose number is taken is not this step's to record: the general path refuses it
                 + "WHERE v.implied IS NULL OR NOT EXISTS (SELECT 1 FROM skail_attempt a WHERE a.task_id = v.task_id "
                 + "AND a.position = v.position AND a.function_attempt = v.function_attempt AND a.number >= v.implied) "
@@ -327,9 +346,7 @@ final class PostgreSqlStepBatches {
                 + "SELECT v.n, (SELECT COUNT(*) FROM fence f WHERE f.task_id = v.task_id), "
                 + "(SELECT COUNT(*) FROM step s WHERE s.task_id = v.task_id), "
                 // the row as it reads without a lock: fresh but passed by, it was locked by another transaction
-                + "(SELECT COUNT(*) FROM skail_execution e WHERE e.task_id = v.task_id AND e.lease_token = v.lease_token "
-                + "AND e.status = 'RUNNING' AND e.lease_until >= v.lease_at_least AND e.updated_at > v.updated_after) "
-                + "FROM v");
+                + "(SELECT COUNT(*) FROM skail_execution e WHERE " + FRESH + ") FROM v");
         return sql.toString();
     }
 

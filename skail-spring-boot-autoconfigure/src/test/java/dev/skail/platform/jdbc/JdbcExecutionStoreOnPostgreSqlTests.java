@@ -152,8 +152,9 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
                             step("t-4", 0, "\"x\""), null, 600, 30_600)),
                     threads.submit(() -> this.store.recordStep(leases.get("t-5"), step("t-5", 0, "\"ok\""), null,
                             600, 30_600)),
-                    threads.submit(() -> this.store.recordStep(leases.get("t-6"), step("t-6", 0, "\"ok\""), null,
-                            600, 30_600)));
+                    // its first attempt succeeded: the attempt is implied by the step, checked and not written
+                    threads.submit(() -> this.store.recordStep(leases.get("t-6"), step("t-6", 0, "\"ok\""),
+                            firstAttempt("t-6"), 600, 30_600)));
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batches.queued() == 6);
             blocker.rollback();
             first.get(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -186,8 +187,15 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         assertThat(this.store.history("t-4").orElseThrow().steps()).isEmpty();
         assertThat(this.store.history("t-5").orElseThrow().steps()).hasSize(1);
         assertThat(this.store.history("t-6").orElseThrow().steps()).hasSize(1);
+        assertThat(this.store.history("t-6").orElseThrow().attempts()).containsExactly(firstAttempt("t-6"));
         // none of them wrote a new version of its execution's row
         assertThat(leaseUntil("t-3")).isEqualTo(30_100);
+    }
+
+    /** The first attempt of {@link #step}, succeeded and recorded. */
+    private static dev.skail.platform.AttemptRow firstAttempt(String taskId) {
+        return new dev.skail.platform.AttemptRow(taskId, 0, "reservarEstoque", 1, 1, 550, 600,
+                dev.skail.SkailAttempt.SUCCEEDED, null, dev.skail.SkailAttempt.RECORDED, null);
     }
 
     private static StepRow step(String taskId, int position, String result) {

@@ -69,6 +69,25 @@ class JdbcExecutionStoreTests {
     }
 
     @Test
+    void anExecutionReadWhileAnotherTransactionChangesItIsReadAsCommittedOnceThatCommits() throws Exception {
+        this.store.create(execution("t-1", 0));
+        try (java.sql.Connection other = this.store.dataSource().getConnection()) {
+            other.setAutoCommit(false);
+            try (java.sql.Statement statement = other.createStatement()) {
+                statement.executeUpdate("UPDATE skail_execution SET status = 'RUNNING' WHERE task_id = 't-1'");
+            }
+            // read while the change is not committed: as it was
+            assertThat(this.store.findTagged("t-1").orElseThrow().execution().status())
+                .isEqualTo(ExecutionStatus.PENDING);
+            other.commit();
+        }
+        // nothing changes after the commit: a result kept from the read before must not be given again
+        assertThat(this.store.findTagged("t-1").orElseThrow().execution().status())
+            .isEqualTo(ExecutionStatus.RUNNING);
+        assertThat(this.store.find("t-1").orElseThrow().status()).isEqualTo(ExecutionStatus.RUNNING);
+    }
+
+    @Test
     void sameIdIsCreatedOnceAndTheExistingExecutionIsReturned() {
         assertThat(this.store.create(execution("t-1", 0))).isEmpty();
 
