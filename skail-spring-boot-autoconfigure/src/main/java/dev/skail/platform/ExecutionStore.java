@@ -105,6 +105,27 @@ public interface ExecutionStore {
             Set<String> exclude);
 
     /**
+     * As {@link #claimDue}, each lease with its execution's history when the claim itself can tell it: an execution
+     * that was PENDING and has no step, attempt or event yet (its first delivery), whose history is then exactly what
+     * {@link #history} would read right after the claim. The runner then need not read it. {@code null} history
+     * otherwise, and always by default (the leases of {@link #claimDue}).
+     */
+    default List<Claimed> claimDueWithHistory(String workload, String version, String owner, int limit, long now,
+            long leaseUntil, Set<String> exclude) {
+        return claimDue(workload, version, owner, limit, now, leaseUntil, exclude).stream()
+            .map((lease) -> new Claimed(lease, null))
+            .toList();
+    }
+
+    /**
+     * An execution {@link #claimDueWithHistory} claimed.
+     * @param lease its new lease
+     * @param history its history as of the claim, when the claim could tell it without another read
+     */
+    record Claimed(Lease lease, @Nullable StoredHistory history) {
+    }
+
+    /**
      * Calls {@code wakeUp} whenever work of this workload version becomes due at once through another instance (a
      * trigger, an event, a resume, a child's end there), so that an idle worker need not wait for its next poll.
      * Nothing by default: a store that one process uses alone has no one else to hear from.

@@ -69,7 +69,8 @@ final class Delivery {
 
     private volatile int endOfHistory = -1;
 
-    private static final long CANCEL_CHECK_NANOS = 1_000_000_000L;
+    /** How often at most a delivery asks the store whether a cancel was requested; also how old a known history may be. */
+    static final long CANCEL_CHECK_NANOS = 1_000_000_000L;
 
     private volatile boolean cancelRequested;
 

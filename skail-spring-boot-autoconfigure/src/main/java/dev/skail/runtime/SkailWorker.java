@@ -222,13 +222,14 @@ public class SkailWorker implements SmartLifecycle {
         int started = 0;
         try {
             long now = this.clock.millis();
-            List<Lease> leases = this.store.claimDue(this.runtime.settings().workload(),
+            // the first delivery of an execution comes with its history when the claim can tell it (no read then)
+            List<ExecutionStore.Claimed> claimed = this.store.claimDueWithHistory(this.runtime.settings().workload(),
                     this.runtime.settings().version(), this.runtime.settings().instanceId(), free, now,
                     this.runtime.leaseUntil(), Set.copyOf(this.running.keySet()));
-            this.drained = leases.size() < free;
-            for (Lease lease : leases) {
+            this.drained = claimed.size() < free;
+            for (ExecutionStore.Claimed one : claimed) {
                 started++;
-                startReserved(lease, null);
+                startReserved(one.lease(), one.history());
             }
             this.lastPollFailure = null;
         }
@@ -450,6 +451,8 @@ public class SkailWorker implements SmartLifecycle {
 
         final @Nullable StoredHistory known;
 
+        final long queuedNanos = System.nanoTime();
+
         QueuedDelivery(Lease lease, @Nullable StoredHistory known) {
             this.lease = lease;
             this.known = known;
@@ -457,7 +460,10 @@ public class SkailWorker implements SmartLifecycle {
 
         @Override
         public void run() {
-            SkailWorker.this.run(this.lease, this.known);
+            // a history known when the execution was claimed is kept no longer than a delivery waits to ask the store
+            // about a cancel: one that waited longer in the queue (claimed ahead) is read again
+            boolean fresh = System.nanoTime() - this.queuedNanos < Delivery.CANCEL_CHECK_NANOS;
+            SkailWorker.this.run(this.lease, fresh ? this.known : null);
         }
     }
 

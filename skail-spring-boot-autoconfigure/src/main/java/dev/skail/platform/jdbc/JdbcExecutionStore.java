@@ -49,7 +49,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(JdbcExecutionStore.class);
 
-    private static final String EXECUTION_COLUMNS = "task_id, workload, version, function_name, arguments, status, "
+    static final String EXECUTION_COLUMNS = "task_id, workload, version, function_name, arguments, status, "
             + "result, error, attempt, retries_used, next_run_at, created_at, updated_at, parent_task_id";
 
     static final String STEP_COLUMNS = "task_id, position, kind, name, arguments, status, result, error, "
@@ -607,10 +607,16 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     /** An execution and its tags (one row per tag, the execution's columns in each; one row without tags). */
-    private static final String FIND_TAGGED = "SELECT " + Arrays.stream(EXECUTION_COLUMNS.split(", "))
-        .map((column) -> "e." + column).collect(java.util.stream.Collectors.joining(", "))
+    private static final String FIND_TAGGED = "SELECT " + executionColumns("e.")
             + ", t.tag_key, t.tag_value FROM skail_execution e LEFT JOIN skail_tag t ON t.task_id = e.task_id "
             + "WHERE e.task_id = ? ORDER BY t.tag_key, t.tag_value";
+
+    /** {@link #EXECUTION_COLUMNS}, each named with {@code prefix} (a table's alias and a dot). */
+    static String executionColumns(String prefix) {
+        return Arrays.stream(EXECUTION_COLUMNS.split(", "))
+            .map((column) -> prefix + column)
+            .collect(java.util.stream.Collectors.joining(", "));
+    }
 
     @Override
     public Optional<StoredHistory> history(String taskId) {
@@ -829,6 +835,33 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                         () -> claimAlone(claim));
             }
             return claimAlone(claim);
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * On PostgreSQL the claim's one statement also returns each execution's row, and whether it was PENDING with no
+     * step, attempt or event (read in the statement's snapshot; nobody but a lease holder writes steps and attempts,
+     * and a PENDING execution has none): then its history is that row and nothing else, and the runner does not read
+     * it again. Elsewhere as {@link #claimDue}.
+     */
+    @Override
+    public List<Claimed> claimDueWithHistory(String workload, String version, String owner, int limit, long now,
+            long leaseUntil, Set<String> exclude) {
+        if (this.dialect != SqlDialect.POSTGRESQL) {
+            return ExecutionStore.super.claimDueWithHistory(workload, version, owner, limit, now, leaseUntil, exclude);
+        }
+        JdbcCustomization.Claim claim = new JdbcCustomization.Claim(workload, version, owner, limit, now, leaseUntil,
+                exclude, Math.floorMod(this.turns.getAndIncrement(), 3));
+        return this.retry.run("claim due executions", () -> {
+            try (Connection connection = this.dataSource.getConnection()) {
+                List<Claimed> claimed = this.customization.claimDueWithHistory(connection, claim);
+                if (!connection.getAutoCommit()) {
+                    connection.commit();
+                }
+                return claimed;
+            }
         });
     }
 
@@ -1933,7 +1966,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 rs.getLong(6), rs.getLong(7), rs.getString(8), rs.getString(9), rs.getString(10), backoffMillis);
     }
 
-    private static ExecutionRow executionRow(ResultSet rs) throws SQLException {
+    static ExecutionRow executionRow(ResultSet rs) throws SQLException {
         long next = rs.getLong(11);
         Long nextRunAt = rs.wasNull() ? null : next;
         return new ExecutionRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -14,7 +15,10 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
+import dev.skail.platform.StoredHistory;
 
 /**
  * The store on PostgreSQL, shared by several instances.
@@ -49,10 +53,22 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
      */
     static final String ENDED_CHANNEL = "skail_ended";
 
+    /**
+     * The claim: the due rows locked, updated, and returned with their new token and whether the claim alone tells
+     * their history (it was PENDING, with no step, attempt or event: see {@link JdbcExecutionStore#claimDueWithHistory}).
+     * The row as updated comes first, in the columns {@link JdbcExecutionStore#executionRow} reads.
+     */
     private static final String CLAIM = "WITH due AS (" + dueTaskIds(" FOR UPDATE SKIP LOCKED") + ") "
-            + "UPDATE skail_execution SET status = 'RUNNING', lease_owner = ?, "
-            + "lease_token = md5(random()::text || task_id), lease_until = ?, updated_at = ? "
-            + "WHERE task_id IN (SELECT task_id FROM due) RETURNING task_id, lease_token";
+            + "UPDATE skail_execution e SET status = 'RUNNING', lease_owner = ?, "
+            + "lease_token = md5(random()::text || e.task_id), lease_until = ?, updated_at = ? FROM due "
+            + "WHERE e.task_id = due.task_id RETURNING " + JdbcExecutionStore.executionColumns("e.")
+            + ", e.lease_token, due.kind = 0 "
+            + "AND NOT EXISTS (SELECT 1 FROM skail_step s WHERE s.task_id = e.task_id) "
+            + "AND NOT EXISTS (SELECT 1 FROM skail_attempt a WHERE a.task_id = e.task_id) "
+            + "AND NOT EXISTS (SELECT 1 FROM skail_event v WHERE v.task_id = e.task_id)";
+
+    /** Where the columns after the execution's row start in {@link #CLAIM}'s answer. */
+    private static final int CLAIM_TOKEN = JdbcExecutionStore.EXECUTION_COLUMNS.split(", ").length + 1;
 
     /** A notification on the channel of the execution's own workload version, the same as {@link #channel}. */
     private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL_PREFIX
@@ -80,12 +96,27 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
 
     @Override
     List<Lease> claimDue(Connection connection, Claim claim) throws SQLException {
+        return claimDueWithHistory(connection, claim).stream().map(ExecutionStore.Claimed::lease).toList();
+    }
+
+    @Override
+    List<ExecutionStore.Claimed> claimDueWithHistory(Connection connection, Claim claim) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(CLAIM)) {
             int index = bindDue(ps, 1, claim);
             ps.setString(index++, claim.owner());
             ps.setLong(index++, claim.leaseUntil());
             ps.setLong(index, claim.now());
-            return leases(ps, claim.owner());
+            List<ExecutionStore.Claimed> claimed = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ExecutionRow row = JdbcExecutionStore.executionRow(rs);
+                    Lease lease = new Lease(row.taskId(), claim.owner(), rs.getString(CLAIM_TOKEN));
+                    @Nullable StoredHistory history = rs.getBoolean(CLAIM_TOKEN + 1)
+                            ? new StoredHistory(row, List.of(), List.of(), List.of()) : null;
+                    claimed.add(new ExecutionStore.Claimed(lease, history));
+                }
+            }
+            return claimed;
         }
     }
 

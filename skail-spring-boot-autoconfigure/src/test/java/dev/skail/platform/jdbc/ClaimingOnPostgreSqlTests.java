@@ -65,6 +65,11 @@ class ClaimingOnPostgreSqlTests extends ClaimingTests {
     }
 
     @Override
+    boolean claimTellsFirstHistories() {
+        return true;
+    }
+
+    @Override
     void configure(HikariDataSource pool) {
         pool.setSchema(this.schemas.get(this.schemas.size() - 1));
     }

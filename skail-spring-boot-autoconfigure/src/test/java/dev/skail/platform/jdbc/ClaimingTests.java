@@ -123,6 +123,57 @@ abstract class ClaimingTests {
         assertThat(store.find("t-1").orElseThrow().status()).isEqualTo(ExecutionStatus.PENDING);
     }
 
+    /** Whether a claim returns the history of an execution's first delivery (PostgreSQL), or never (H2). */
+    boolean claimTellsFirstHistories() {
+        return false;
+    }
+
+    @Test
+    void aClaimTellsTheHistoryOfAFirstDeliveryExactlyAsItIsReadAndNoneOfAnExecutionWithAHistory() throws Exception {
+        HikariDataSource pool = pool();
+        AtomicInteger statements = new AtomicInteger();
+        JdbcExecutionStore store = store(countingStatements(pool, statements));
+        store.initialize();
+        // money with a scale and a time with an offset, as a user's arguments are kept
+        String arguments = "[{\"amount\":150.00,\"at\":\"2026-12-06T10:15:30-03:00\",\"items\":[\"A-1\",\"B-2\"]}]";
+        store.create(new ExecutionRow("first", "vendas", "v1", "processarPedido", arguments, ExecutionStatus.PENDING,
+                null, null, 1, 0, 0L, 0, 0, null), List.of());
+        store.create(execution("evented", 0));
+        store.fire("evented", "pagamentoAprovado", "{\"amount\":150.00}", "e-1", 1);
+        store.create(execution("handedBack", 0));
+        store.create(execution("expired", 0));
+        List<Lease> earlier = store.claimDue("vendas", "v1", "a", 10, 5, 60, Set.of("first", "evented"));
+        assertThat(earlier).extracting(Lease::taskId).containsExactlyInAnyOrder("handedBack", "expired");
+        Lease handedBack = earlier.stream().filter((l) -> l.taskId().equals("handedBack")).findFirst().orElseThrow();
+        store.recordStep(handedBack, step("handedBack"), attempt("handedBack"), 10, 60);
+        store.release(handedBack, 20);
+
+        statements.set(0);
+        List<dev.skail.platform.ExecutionStore.Claimed> claimed = store.claimDueWithHistory("vendas", "v1", "b", 10,
+                100, 30_100, Set.of());
+
+        assertThat(statements).hasValue(statementsPerClaim());
+        assertThat(claimed).extracting((one) -> one.lease().taskId())
+            .containsExactlyInAnyOrder("first", "evented", "handedBack", "expired");
+        for (dev.skail.platform.ExecutionStore.Claimed one : claimed) {
+            String taskId = one.lease().taskId();
+            if (claimTellsFirstHistories() && taskId.equals("first")) {
+                // what the runner would have read: the same row, as the claim left it, and nothing else
+                assertThat(one.history()).isEqualTo(store.history(taskId).orElseThrow());
+                assertThat(one.history().execution().arguments()).isEqualTo(arguments);
+                assertThat(one.history().execution().status()).isEqualTo(ExecutionStatus.RUNNING);
+            }
+            else {
+                // an event kept, a step recorded, a lease that ended: the runner reads the history
+                assertThat(one.history()).as(taskId).isNull();
+            }
+        }
+        Lease first = claimed.stream().map(dev.skail.platform.ExecutionStore.Claimed::lease)
+            .filter((l) -> l.taskId().equals("first")).findFirst().orElseThrow();
+        store.recordStep(first, step("first"), attempt("first"), 200, 30_200);
+        assertThat(store.history("first").orElseThrow().steps()).hasSize(1);
+    }
+
     @Test
     void twoInstancesPollingAtOnceClaimEachDueExecutionOnce() throws Exception {
         JdbcExecutionStore one = instance();
