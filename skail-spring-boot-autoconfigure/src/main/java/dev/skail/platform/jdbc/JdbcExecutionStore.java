@@ -622,6 +622,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     public Optional<StoredHistory> history(String taskId) {
         return this.retry.run("read history " + taskId, () -> {
             try (Connection connection = this.dataSource.getConnection()) {
+                if (this.dialect == SqlDialect.POSTGRESQL) {
+                    return historyInOneRoundTrip(connection, taskId);
+                }
                 Optional<ExecutionRow> execution = findExecution(connection, taskId);
                 if (execution.isEmpty()) {
                     return Optional.<StoredHistory>empty();
@@ -1859,42 +1862,60 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }
     }
 
-    private Optional<ExecutionRow> findExecution(Connection connection, String taskId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT " + EXECUTION_COLUMNS
-                + " FROM skail_execution WHERE task_id = ?")) {
+    private static final String EXECUTION_BY_ID = "SELECT " + EXECUTION_COLUMNS + " FROM skail_execution "
+            + "WHERE task_id = ?";
+
+    private static final String STEPS_BY_ID = "SELECT " + STEP_COLUMNS + " FROM skail_step WHERE task_id = ? "
+            + "ORDER BY position";
+
+    private static final String ATTEMPTS_BY_ID = "SELECT " + ATTEMPT_COLUMNS + " FROM skail_attempt "
+            + "WHERE task_id = ? ORDER BY position, function_attempt, number";
+
+    private static final String EVENTS_BY_ID = "SELECT id, task_id, name, payload, fired_at, consumed_position "
+            + "FROM skail_event WHERE task_id = ? ORDER BY id";
+
+    /**
+     * A history's four reads in one text: on PostgreSQL the driver sends them together and the server answers them
+     * in one round trip (each statement in its own snapshot, as when they are sent one by one).
+     */
+    private static final String HISTORY_BY_ID = String.join("; ", EXECUTION_BY_ID, STEPS_BY_ID, ATTEMPTS_BY_ID,
+            EVENTS_BY_ID);
+
+    /** A row reader, for {@link #rows}. */
+    @FunctionalInterface
+    private interface RowReader<T> {
+
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    private static <T> List<T> rows(ResultSet rs, RowReader<T> reader) throws SQLException {
+        List<T> rows = new ArrayList<>();
+        while (rs.next()) {
+            rows.add(reader.read(rs));
+        }
+        return rows;
+    }
+
+    private static <T> List<T> rows(Connection connection, String sql, String taskId, RowReader<T> reader)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
             ps.setString(1, taskId);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(executionRow(rs)) : Optional.empty();
+                return rows(rs, reader);
             }
         }
+    }
+
+    private Optional<ExecutionRow> findExecution(Connection connection, String taskId) throws SQLException {
+        return rows(connection, EXECUTION_BY_ID, taskId, JdbcExecutionStore::executionRow).stream().findFirst();
     }
 
     private List<StepRow> steps(Connection connection, String taskId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT " + STEP_COLUMNS + " FROM skail_step "
-                + "WHERE task_id = ? ORDER BY position")) {
-            ps.setString(1, taskId);
-            List<StepRow> steps = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    steps.add(stepRow(rs));
-                }
-            }
-            return steps;
-        }
+        return rows(connection, STEPS_BY_ID, taskId, JdbcExecutionStore::stepRow);
     }
 
     private List<AttemptRow> attempts(Connection connection, String taskId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT " + ATTEMPT_COLUMNS + " FROM skail_attempt "
-                + "WHERE task_id = ? ORDER BY position, function_attempt, number")) {
-            ps.setString(1, taskId);
-            List<AttemptRow> attempts = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    attempts.add(attemptRow(rs));
-                }
-            }
-            return attempts;
-        }
+        return rows(connection, ATTEMPTS_BY_ID, taskId, JdbcExecutionStore::attemptRow);
     }
 
     /**
@@ -1975,16 +1996,35 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     private List<EventRow> events(Connection connection, String taskId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT id, task_id, name, payload, fired_at, "
-                + "consumed_position FROM skail_event WHERE task_id = ? ORDER BY id")) {
-            ps.setString(1, taskId);
-            List<EventRow> events = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    events.add(eventRow(rs));
-                }
+        return rows(connection, EVENTS_BY_ID, taskId, JdbcExecutionStore::eventRow);
+    }
+
+    /** A history read in one round trip on PostgreSQL ({@link #HISTORY_BY_ID}). */
+    private static Optional<StoredHistory> historyInOneRoundTrip(Connection connection, String taskId)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(HISTORY_BY_ID)) {
+            for (int index = 1; index <= 4; index++) {
+                ps.setString(index, taskId);
             }
-            return events;
+            ps.execute();
+            List<ExecutionRow> execution = rows(ps.getResultSet(), JdbcExecutionStore::executionRow);
+            List<StepRow> steps = next(ps, JdbcExecutionStore::stepRow);
+            List<AttemptRow> attempts = next(ps, JdbcExecutionStore::attemptRow);
+            List<EventRow> events = next(ps, JdbcExecutionStore::eventRow);
+            if (execution.isEmpty()) {
+                return Optional.empty();
+            }
+            return Optional.of(new StoredHistory(execution.get(0), steps, withImpliedAttempts(steps, attempts),
+                    events));
+        }
+    }
+
+    private static <T> List<T> next(PreparedStatement ps, RowReader<T> reader) throws SQLException {
+        if (!ps.getMoreResults()) {
+            throw new SQLException("a history read answered fewer results than it asked for");
+        }
+        try (ResultSet rs = ps.getResultSet()) {
+            return rows(rs, reader);
         }
     }
 

@@ -63,6 +63,40 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
     }
 
     @Test
+    void aHistoryIsReadInOneRoundTripWithEachOfItsParts() throws SQLException {
+        Lease lease = claimed("[{\"valor\":1234.50,\"em\":\"2026-12-06T09:15:30-03:00\"}]");
+        dev.skail.platform.AttemptRow failed = new dev.skail.platform.AttemptRow("t-1", 0, "cobrarCartao", 1, 1, 150,
+                160, "FAILED", "{\"type\":\"org.springframework.web.client.HttpServerErrorException$ServiceUnavailable\"}",
+                "RETRY", 1_000L);
+        this.store.recordAttempt(lease, failed, 160, 30_100);
+        StepRow charged = new StepRow("t-1", 0, StepRow.COMMAND, "cobrarCartao", "[{\"valor\":1234.50}]",
+                StepRow.COMPLETED, "{\"cobrado\":\"2026-12-06T09:15:31.250-03:00\"}", null, "t-1-0", 1, 1_160,
+                1_200, null);
+        dev.skail.platform.AttemptRow succeeded = new dev.skail.platform.AttemptRow("t-1", 0, "cobrarCartao", 1, 2,
+                1_160, 1_200, "SUCCEEDED", null, "RECORDED", null);
+        this.store.recordStep(lease, charged, succeeded, 1_200, 30_100);
+        this.store.fire("t-1", "pagamentoAprovado", "{\"valor\":1234.50}", "e-1", 1_300);
+        java.util.concurrent.atomic.AtomicInteger statements = new java.util.concurrent.atomic.AtomicInteger();
+        JdbcExecutionStore counted = new JdbcExecutionStore(ClaimingTests.countingStatements(this.pool, statements),
+                SqlDialect.POSTGRESQL, new StoreRetry(SqlDialect.POSTGRESQL, 3, Duration.ofMillis(1),
+                        Duration.ofMillis(5)), null, this.schema, true);
+
+        dev.skail.platform.StoredHistory history = counted.history("t-1").orElseThrow();
+
+        assertThat(statements).hasValue(1);
+        assertThat(history.execution().arguments()).isEqualTo("[{\"valor\":1234.50,\"em\":\"2026-12-06T09:15:30-03:00\"}]");
+        assertThat(history.execution().status()).isEqualTo(ExecutionStatus.RUNNING);
+        assertThat(history.steps()).containsExactly(charged);
+        assertThat(history.attempts()).containsExactly(failed, succeeded);
+        assertThat(history.events()).singleElement().satisfies((event) -> {
+            assertThat(event.name()).isEqualTo("pagamentoAprovado");
+            assertThat(event.payload()).isEqualTo("{\"valor\":1234.50}");
+            assertThat(event.firedAt()).isEqualTo(1_300);
+        });
+        assertThat(counted.history("nenhum")).isEmpty();
+    }
+
+    @Test
     void stepsRecordedTogetherWhileTheLeaseIsFreshLockTheRowToo() throws SQLException {
         Lease lease = claimed("[]");
         String version = rowVersion("t-1");
