@@ -242,6 +242,16 @@ public interface ExecutionStore {
     /** Marks the execution COMPLETED, and wakes its parent if it has one. */
     void complete(Lease lease, @Nullable String resultJson, long now);
 
+    /**
+     * As {@link #complete}, and returns the execution as it ended, with its tags, when the write itself tells it
+     * (exactly what {@link #findTagged} would read after it), so that callers waiting for its result need not read
+     * it; {@code null} when it does not (the default).
+     */
+    default @Nullable TaggedExecution completeAndTell(Lease lease, @Nullable String resultJson, long now) {
+        complete(lease, resultJson, now);
+        return null;
+    }
+
     /** Marks the execution FAILED, and wakes its parent if it has one; the attempt, if given, is recorded with it. */
     void fail(Lease lease, String errorJson, @Nullable AttemptRow attempt, long now);
 

@@ -174,8 +174,11 @@ final class DeliveryRunner {
         if (failure == null) {
             try {
                 String recorded = this.runtime.json().write(result);
-                safely(() -> this.store.complete(lease, recorded, now));
-                this.runtime.ended(lease.taskId());
+                // the execution as it ended, when the store's write tells it: its waiters then need not read it
+                java.util.concurrent.atomic.AtomicReference<dev.skail.platform.@Nullable TaggedExecution> ended =
+                        new java.util.concurrent.atomic.AtomicReference<>();
+                safely(() -> ended.set(this.store.completeAndTell(lease, recorded, now)));
+                this.runtime.ended(lease.taskId(), ended.get());
                 this.runtime.instrumentation().executionEnded(definition.name(), "completed");
                 return "completed";
             }

@@ -22,7 +22,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 /**
  * The callers waiting for executions to end: futures by task id. Nobody polls per caller: the end of an execution is
  * signalled ({@link #ended}) by this process's worker when it ends one, and by the store's notifications when another
- * instance does (PostgreSQL); each signal costs one store read, and only for an id someone waits for. A waiter also
+ * instance does (PostgreSQL); each signal costs one store read, and only for an id someone waits for, unless it
+ * carries the execution as the store wrote it at its end (PostgreSQL, an end of this process). A waiter also
  * reads the store once when it starts waiting, and all of them are read again every {@code recheck} as a safety net
  * (a lost notification, a store that was unreachable, an execution ended by a path that signals nothing).
  */
@@ -103,6 +104,23 @@ final class ResultWaiters implements AutoCloseable {
             }
             catch (RuntimeException ex) {
                 // stopped
+            }
+        }
+    }
+
+    /**
+     * Signals that the execution has ended as {@code execution} (what the store wrote at its end, read from it
+     * nowhere else): its waiters are completed with it, without a read.
+     */
+    void ended(String taskId, SkailExecution execution) {
+        if (!execution.status().isTerminal()) {
+            ended(taskId);
+            return;
+        }
+        Set<CompletableFuture<SkailExecution>> futures = this.waiting.get(taskId);
+        if (futures != null) {
+            for (CompletableFuture<SkailExecution> future : futures) {
+                future.complete(execution);
             }
         }
     }

@@ -735,6 +735,18 @@ public class SkailRuntime {
         this.results.ended(taskId);
     }
 
+    /**
+     * Tells the callers waiting for this execution that it has ended, as {@code ended} (read from the store otherwise).
+     */
+    void ended(String taskId, dev.skail.platform.@Nullable TaggedExecution ended) {
+        if (ended == null) {
+            this.results.ended(taskId);
+        }
+        else {
+            this.results.ended(taskId, this.views.execution(ended.execution(), ended.tags()));
+        }
+    }
+
     /** How often waiting callers read the store as a safety net (default 5 seconds). */
     public void setResultRecheckInterval(Duration interval) {
         this.results.setRecheck(interval);

@@ -1281,9 +1281,18 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public void complete(Lease lease, @Nullable String resultJson, long now) {
+        completeAndTell(lease, resultJson, now);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * On PostgreSQL the end's one statement returns the row it wrote and the execution's tags; on H2 nothing is told.
+     */
+    @Override
+    public @Nullable TaggedExecution completeAndTell(Lease lease, @Nullable String resultJson, long now) {
         if (this.dialect == SqlDialect.POSTGRESQL) {
-            this.retry.run("complete " + lease.taskId(), () -> completeInOneStatement(lease, resultJson, now));
-            return;
+            return this.retry.run("complete " + lease.taskId(), () -> completeInOneStatement(lease, resultJson, now));
         }
         this.retry.run("complete " + lease.taskId(), () -> inGroup(connection -> {
             endLease(connection, lease, "status = 'COMPLETED', result = ?, next_run_at = NULL, updated_at = ?",
@@ -1293,15 +1302,18 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             this.customization.announceEnded(connection, lease.taskId());
             return null;
         }));
+        return null;
     }
 
     /**
      * The end of an execution on PostgreSQL in one statement and one round trip, committed on its own: the fenced
      * update, the parent's wake-up, and the notifications of both (sent at its commit), as {@link #complete} does in
      * several elsewhere.
+     * @return the execution as it ended, with its tags
      * @throws LeaseLostException if the lease is no longer held
      */
-    private Void completeInOneStatement(Lease lease, @Nullable String resultJson, long now) throws SQLException {
+    private TaggedExecution completeInOneStatement(Lease lease, @Nullable String resultJson, long now)
+            throws SQLException {
         try (Connection connection = this.dataSource.getConnection()) {
             connection.setAutoCommit(true);
             try (PreparedStatement ps = connection.prepareStatement(PostgreSqlJdbcCustomization.COMPLETE)) {
@@ -1314,10 +1326,23 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     if (!rs.next() || rs.getLong(1) == 0) {
                         throw new LeaseLostException(lease.taskId());
                     }
+                    int row = PostgreSqlJdbcCustomization.COMPLETE_ROW;
+                    int tags = row + EXECUTION_COLUMNS.split(", ").length;
+                    return new TaggedExecution(executionRow(rs, row), tags(rs.getArray(tags), rs.getArray(tags + 1)));
                 }
             }
         }
-        return null;
+    }
+
+    /** Tags from their keys and values, two SQL arrays of one order. */
+    private static List<Tag> tags(java.sql.Array keys, java.sql.Array values) throws SQLException {
+        Object[] keyed = (Object[]) keys.getArray();
+        Object[] valued = (Object[]) values.getArray();
+        List<Tag> tags = new ArrayList<>(keyed.length);
+        for (int i = 0; i < keyed.length; i++) {
+            tags.add(new Tag((String) keyed[i], (String) valued[i]));
+        }
+        return tags;
     }
 
     @Override
@@ -1988,11 +2013,18 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     }
 
     static ExecutionRow executionRow(ResultSet rs) throws SQLException {
-        long next = rs.getLong(11);
+        return executionRow(rs, 1);
+    }
+
+    /** The execution whose {@link #EXECUTION_COLUMNS} start at column {@code first}. */
+    static ExecutionRow executionRow(ResultSet rs, int first) throws SQLException {
+        int at = first - 1;
+        long next = rs.getLong(at + 11);
         Long nextRunAt = rs.wasNull() ? null : next;
-        return new ExecutionRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                ExecutionStatus.valueOf(rs.getString(6)), rs.getString(7), rs.getString(8), rs.getInt(9),
-                rs.getInt(10), nextRunAt, rs.getLong(12), rs.getLong(13), rs.getString(14));
+        return new ExecutionRow(rs.getString(at + 1), rs.getString(at + 2), rs.getString(at + 3),
+                rs.getString(at + 4), rs.getString(at + 5), ExecutionStatus.valueOf(rs.getString(at + 6)),
+                rs.getString(at + 7), rs.getString(at + 8), rs.getInt(at + 9), rs.getInt(at + 10), nextRunAt,
+                rs.getLong(at + 12), rs.getLong(at + 13), rs.getString(at + 14));
     }
 
     private List<EventRow> events(Connection connection, String taskId) throws SQLException {

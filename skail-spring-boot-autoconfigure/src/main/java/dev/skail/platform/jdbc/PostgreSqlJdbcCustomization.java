@@ -79,17 +79,27 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
     /**
      * An execution's end in one statement (see {@code JdbcExecutionStore.complete}): the update fenced by the lease,
      * the parent's wake-up when it waits, its notification and the notification of the end. The first column counts
-     * the executions ended: 0 when the lease is lost.
+     * the executions ended: 0 when the lease is lost. The execution's row as ended follows (from column
+     * {@link #COMPLETE_ROW}, in the columns {@link JdbcExecutionStore#executionRow} reads, all null when the lease is
+     * lost), then its tags' keys and values as two arrays in the order of keys and values.
      */
     static final String COMPLETE = "WITH done AS (UPDATE skail_execution SET status = 'COMPLETED', result = ?, "
             + "next_run_at = NULL, updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL "
-            + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING' RETURNING task_id, parent_task_id), "
+            + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING' RETURNING "
+            + JdbcExecutionStore.EXECUTION_COLUMNS + "), "
             + "woken AS (UPDATE skail_execution parent SET next_run_at = CASE WHEN parent.status = 'WAITING' THEN ? "
             + "ELSE parent.next_run_at END FROM done WHERE parent.task_id = done.parent_task_id "
             + "RETURNING parent.task_id, parent.workload, parent.version, parent.status) "
             + "SELECT (SELECT COUNT(*) FROM done), (SELECT COUNT(pg_notify('" + CHANNEL_PREFIX
             + "' || md5(workload || ':' || version), task_id)) FROM woken WHERE status = 'WAITING'), "
-            + "(SELECT COUNT(pg_notify('" + ENDED_CHANNEL + "', task_id)) FROM done)";
+            + "(SELECT COUNT(pg_notify('" + ENDED_CHANNEL + "', task_id)) FROM done), "
+            + JdbcExecutionStore.executionColumns("d.") + ", "
+            + "ARRAY(SELECT t.tag_key FROM skail_tag t WHERE t.task_id = d.task_id ORDER BY t.tag_key, t.tag_value), "
+            + "ARRAY(SELECT t.tag_value FROM skail_tag t WHERE t.task_id = d.task_id ORDER BY t.tag_key, t.tag_value) "
+            + "FROM (SELECT 1) one LEFT JOIN done d ON TRUE";
+
+    /** Where the ended execution's row starts in {@link #COMPLETE}'s answer. */
+    static final int COMPLETE_ROW = 4;
 
     private static final String NOTIFY_PARENT = NOTIFY + "task_id = "
             + "(SELECT parent_task_id FROM skail_execution WHERE task_id = ?) AND status = 'WAITING'";

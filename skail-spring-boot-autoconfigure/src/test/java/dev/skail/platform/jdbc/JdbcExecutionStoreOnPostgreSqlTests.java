@@ -47,6 +47,11 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         return store;
     }
 
+    @Override
+    boolean endTellsTheExecution() {
+        return true;
+    }
+
     @Test
     void aStepWhileTheLeaseIsFreshLocksTheExecutionsRowAndLeavesItAsItWas() throws SQLException {
         // an order of a few items as the execution's arguments: a new version of the row would copy all of it

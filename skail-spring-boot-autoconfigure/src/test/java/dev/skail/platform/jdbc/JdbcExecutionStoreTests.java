@@ -68,6 +68,46 @@ class JdbcExecutionStoreTests {
         assertThat(this.store.findTagged("t-3")).isEmpty();
     }
 
+    /** Whether the end of an execution tells it as written (PostgreSQL), or nothing (H2). */
+    boolean endTellsTheExecution() {
+        return false;
+    }
+
+    @Test
+    void anEndTellsTheExecutionExactlyAsItIsReadAfterIt() {
+        this.store.create(new ExecutionRow("pedido-1", "vendas", "v1", "processarPedido",
+                "[{\"total\":150.00,\"em\":\"2026-12-05T10:15:30-03:00\"}]", ExecutionStatus.PENDING, null, null,
+                1, 0, 0L, 0, 0, null), List.of(new dev.skail.platform.Tag("pedido", "P-2"),
+                        new dev.skail.platform.Tag("cliente", "C-9")));
+        this.store.create(execution("t-2", 0));
+        List<Lease> leases = this.store.claimDue("vendas", "v1", "a", 10, 100, 30_100, java.util.Set.of());
+        Lease pedido = leases.stream().filter((l) -> l.taskId().equals("pedido-1")).findFirst().orElseThrow();
+        Lease other = leases.stream().filter((l) -> l.taskId().equals("t-2")).findFirst().orElseThrow();
+        this.store.tag(pedido, new dev.skail.platform.Tag("pedido", "P-1"), 150, 30_150);
+
+        dev.skail.platform.TaggedExecution told = this.store.completeAndTell(pedido,
+                "{\"total\":150.50,\"pago\":\"2026-12-05T10:15:31.250-03:00\"}", 200);
+        dev.skail.platform.TaggedExecution untagged = this.store.completeAndTell(other, null, 210);
+
+        if (!endTellsTheExecution()) {
+            assertThat(told).isNull();
+            assertThat(untagged).isNull();
+        }
+        else {
+            assertThat(told).isEqualTo(this.store.findTagged("pedido-1").orElseThrow());
+            assertThat(told.execution().status()).isEqualTo(ExecutionStatus.COMPLETED);
+            assertThat(told.execution().result()).isEqualTo("{\"total\":150.50,\"pago\":\"2026-12-05T10:15:31.250-03:00\"}");
+            assertThat(told.tags()).containsExactly(new dev.skail.platform.Tag("cliente", "C-9"),
+                    new dev.skail.platform.Tag("pedido", "P-1"), new dev.skail.platform.Tag("pedido", "P-2"));
+            assertThat(untagged).isEqualTo(this.store.findTagged("t-2").orElseThrow());
+            assertThat(untagged.tags()).isEmpty();
+        }
+        assertThat(this.store.find("pedido-1").orElseThrow().status()).isEqualTo(ExecutionStatus.COMPLETED);
+        // a lease already ended tells nothing: it is lost
+        assertThatExceptionOfType(dev.skail.platform.LeaseLostException.class)
+            .isThrownBy(() -> this.store.completeAndTell(pedido, "1", 300));
+    }
+
     @Test
     void anExecutionReadWhileAnotherTransactionChangesItIsReadAsCommittedOnceThatCommits() throws Exception {
         this.store.create(execution("t-1", 0));
