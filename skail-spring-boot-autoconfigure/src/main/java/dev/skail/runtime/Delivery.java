@@ -69,8 +69,8 @@ final class Delivery {
 
     private volatile int endOfHistory = -1;
 
-    /** How often at most a delivery asks the store whether a cancel was requested; also how old a known history may be. */
-    static final long CANCEL_CHECK_NANOS = 1_000_000_000L;
+    /** How often at most a delivery asks the store whether a cancel was requested. */
+    private static final long CANCEL_CHECK_NANOS = 1_000_000_000L;
 
     private volatile boolean cancelRequested;
 
@@ -80,6 +80,14 @@ final class Delivery {
     private volatile @Nullable Set<Tag> tags;
 
     Delivery(SkailRuntime runtime, Lease lease, StoredHistory stored) {
+        this(runtime, lease, stored, System.nanoTime());
+    }
+
+    /**
+     * @param storedNanos when the history was read ({@link System#nanoTime}): the store is asked about a cancel
+     * {@link #CANCEL_CHECK_NANOS} after it
+     */
+    Delivery(SkailRuntime runtime, Lease lease, StoredHistory stored, long storedNanos) {
         this.runtime = runtime;
         this.lease = lease;
         this.execution = stored.execution();
@@ -87,7 +95,7 @@ final class Delivery {
         this.writer = new HistoryWriter(runtime.store(), lease, this.history, this.stop, runtime::leaseUntil);
         this.cancelRequested = stored.events().stream()
             .anyMatch((event) -> ExecutionStore.CANCEL_EVENT.equals(event.name()));
-        this.cancelCheckedNanos = System.nanoTime();
+        this.cancelCheckedNanos = storedNanos;
     }
 
     static @Nullable Delivery current() {

@@ -44,17 +44,27 @@ final class DeliveryRunner {
     }
 
     void deliver(Lease lease) {
-        deliver(lease, null);
+        deliver(lease, null, 0);
     }
 
     /**
      * @param known the history when it is known without reading it: an execution this process has just created
-     * claimed has no step yet (events fired at it meanwhile are read from the store when the function waits for them)
+     * claimed has no step yet, or one a claim told (events fired at it meanwhile are read from the store when the
+     * function waits for them)
+     * @param knownNanos when {@code known} was known ({@link System#nanoTime}); a cancel requested since is asked of
+     * the store as a delivery asks every second
      */
-    void deliver(Lease lease, @Nullable StoredHistory known) {
+    void deliver(Lease lease, @Nullable StoredHistory known, long knownNanos) {
         StoredHistory history;
+        long historyNanos = knownNanos;
         try {
-            history = (known != null) ? known : this.store.history(lease.taskId()).orElse(null);
+            if (known != null) {
+                history = known;
+            }
+            else {
+                historyNanos = System.nanoTime();
+                history = this.store.history(lease.taskId()).orElse(null);
+            }
         }
         catch (StoreUnavailableException ex) {
             // nothing ran: give the execution back at once rather than leave it for a whole lease (a statement the
@@ -81,7 +91,7 @@ final class DeliveryRunner {
             failForGood(lease, ex);
             return;
         }
-        Delivery delivery = new Delivery(this.runtime, lease, history);
+        Delivery delivery = new Delivery(this.runtime, lease, history, historyNanos);
         long due = (execution.nextRunAt() != null) ? execution.nextRunAt() : execution.updatedAt();
         SkailInstrumentation.Span span = this.runtime.instrumentation().delivery(lease.taskId(), definition.name(),
                 Math.max(0, platformMillis() - due));

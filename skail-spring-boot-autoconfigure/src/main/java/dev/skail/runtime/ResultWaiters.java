@@ -113,16 +113,41 @@ final class ResultWaiters implements AutoCloseable {
      * nowhere else): its waiters are completed with it, without a read.
      */
     void ended(String taskId, SkailExecution execution) {
+        ScheduledThreadPoolExecutor running = this.executor;
+        if (running == null || !this.waiting.containsKey(taskId)) {
+            return;
+        }
         if (!execution.status().isTerminal()) {
             ended(taskId);
             return;
         }
-        Set<CompletableFuture<SkailExecution>> futures = this.waiting.get(taskId);
-        if (futures != null) {
-            for (CompletableFuture<SkailExecution> future : futures) {
-                future.complete(execution);
-            }
+        if (!this.queuedChecks.add(taskId)) {
+            return; // a read is queued and has not started: it reads this end
         }
+        try {
+            // on the registry's threads, as a read's answer: what the callers chained to their futures never runs
+            // on the thread that ended the execution (a worker's). Queued as a read is, so that a signal of the same
+            // end meanwhile (the store's notification) reads nothing; taken off the queue before the waiters are
+            // answered, so that a waiter that comes later reads for itself
+            running.execute(() -> {
+                this.queuedChecks.remove(taskId);
+                Set<CompletableFuture<SkailExecution>> futures = this.waiting.get(taskId);
+                if (futures != null) {
+                    for (CompletableFuture<SkailExecution> future : futures) {
+                        future.complete(execution);
+                    }
+                }
+            });
+        }
+        catch (RuntimeException ex) {
+            this.queuedChecks.remove(taskId);
+            // stopped: the waiters are failed by close
+        }
+    }
+
+    /** Whether someone waits for the execution. */
+    boolean waitsFor(String taskId) {
+        return this.waiting.containsKey(taskId);
     }
 
     /**

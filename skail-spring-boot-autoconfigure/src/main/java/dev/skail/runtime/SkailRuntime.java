@@ -367,9 +367,12 @@ public class SkailRuntime {
         new DeliveryRunner(this).deliver(lease);
     }
 
-    /** Runs an execution this process has just created claimed, whose history is known: no step yet. */
-    void deliver(Lease lease, StoredHistory known) {
-        new DeliveryRunner(this).deliver(lease, known);
+    /**
+     * Runs an execution whose history is known without a read: created claimed by this process, or told by its claim.
+     * @param knownNanos when it was known ({@link System#nanoTime})
+     */
+    void deliver(Lease lease, StoredHistory known, long knownNanos) {
+        new DeliveryRunner(this).deliver(lease, known, knownNanos);
     }
 
     /** The arguments an execution was triggered with, decoded with the function's declared parameter types. */
@@ -742,7 +745,7 @@ public class SkailRuntime {
         if (ended == null) {
             this.results.ended(taskId);
         }
-        else {
+        else if (this.results.waitsFor(taskId)) {
             this.results.ended(taskId, this.views.execution(ended.execution(), ended.tags()));
         }
     }

@@ -460,20 +460,21 @@ public class SkailWorker implements SmartLifecycle {
 
         @Override
         public void run() {
-            // a history known when the execution was claimed is kept no longer than a delivery waits to ask the store
-            // about a cancel: one that waited longer in the queue (claimed ahead) is read again
-            boolean fresh = System.nanoTime() - this.queuedNanos < Delivery.CANCEL_CHECK_NANOS;
-            SkailWorker.this.run(this.lease, fresh ? this.known : null);
+            SkailWorker.this.run(this.lease, this.known, this.queuedNanos);
         }
     }
 
-    private void run(Lease lease, @Nullable StoredHistory known) {
+    /**
+     * @param knownNanos when {@code known} was known: a cancel requested while the delivery waited in the queue is
+     * asked of the store at its first step when that was a second or more ago
+     */
+    private void run(Lease lease, @Nullable StoredHistory known, long knownNanos) {
         try {
             if (this.lost.remove(lease)) {
                 logger.info("skail did not start '" + lease.taskId() + "': another runner holds it now");
             }
             else if (known != null) {
-                this.runtime.deliver(lease, known);
+                this.runtime.deliver(lease, known, knownNanos);
             }
             else {
                 this.runtime.deliver(lease);

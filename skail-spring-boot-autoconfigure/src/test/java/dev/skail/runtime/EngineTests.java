@@ -171,6 +171,49 @@ class EngineTests {
     }
 
     @Test
+    void aCallerWaitingForAnExecutionEndedHereIsAnsweredWithTheEndAsTheStoreToldItWithoutReadingIt() {
+        ExecutionStore target = newStore();
+        AtomicInteger reads = new AtomicInteger();
+        // the store as the runtime sees it: its reads of an execution counted; an end that tells nothing (H2, in
+        // memory) tells here what the store holds after it, as PostgreSQL's does
+        ExecutionStore store = (ExecutionStore) Proxy.newProxyInstance(ExecutionStore.class.getClassLoader(),
+                new Class<?>[] { ExecutionStore.class }, (proxy, method, args) -> {
+                    if (method.getName().equals("findTagged")) {
+                        reads.incrementAndGet();
+                    }
+                    if (method.getName().equals("onEnded")) {
+                        return (AutoCloseable) () -> {
+                        }; // ends told across instances are not this test's: no notification reads anything
+                    }
+                    try {
+                        Object answer = method.invoke(target, args);
+                        if (method.getName().equals("completeAndTell") && answer == null) {
+                            return target.findTagged(((Lease) args[0]).taskId()).orElseThrow();
+                        }
+                        return answer;
+                    }
+                    catch (InvocationTargetException ex) {
+                        throw ex.getCause();
+                    }
+                });
+        this.harness = EngineHarness.of(new PedidoComEspera(this.runs), store, SkailJson.createDefault());
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
+        java.util.concurrent.CompletableFuture<dev.skail.SkailExecution> ended = this.harness.runtime.awaitEnd(PEDIDO);
+        org.awaitility.Awaitility.await().until(() -> reads.get() == 1); // as the wait starts: not ended
+        this.harness.runUntilQuiet(PEDIDO);
+        this.harness.advance(Duration.ofHours(1));
+        assertThat(ended).isNotDone();
+
+        this.harness.runUntilQuiet(PEDIDO);
+
+        org.awaitility.Awaitility.await().until(ended::isDone);
+        assertThat(reads).hasValue(1);
+        assertThat(ended.join().status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(ended.join().result()).isEqualTo("\"APROVADO pedido-42\"");
+        assertThat(ended.join()).isEqualTo(this.harness.runtime.find(PEDIDO).orElseThrow());
+    }
+
+    @Test
     void aDelayFoundDueJustBeforeTheFunctionReturnsIsWrittenBeforeItsEnd() {
         StoreWrites writes = new StoreWrites(newStore());
         this.harness = EngineHarness.of(new PedidoQueTerminaComEspera(this.runs), writes.store(),

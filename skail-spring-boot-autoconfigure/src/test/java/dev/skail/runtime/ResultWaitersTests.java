@@ -41,17 +41,22 @@ class ResultWaitersTests {
     @Test
     void anEndThatCarriesTheExecutionCompletesItsWaitersWithoutReadingIt() {
         CompletableFuture<SkailExecution> first = this.waiters.await("pedido-1");
+        awaitReads(1); // the read as each wait starts: still RUNNING
         CompletableFuture<SkailExecution> second = this.waiters.await("pedido-1");
-        await().until(() -> this.reads.get() >= 1); // the read as the wait starts: still RUNNING
-        int readsBefore = this.reads.get();
+        awaitReads(2);
         SkailExecution ended = execution(ExecutionStatus.COMPLETED, "{\"total\":150.50,\"pago\":\"2026-12-06T10:15:31-03:00\"}");
+        CompletableFuture<String> answeredOn = first.thenApply((e) -> Thread.currentThread().getName());
 
         this.waiters.ended("pedido-1", ended);
+        this.waiters.ended("pedido-1"); // the same end signalled again (the store's notification): nothing read
 
+        await().until(() -> first.isDone() && second.isDone());
         assertThat(first).isCompletedWithValue(ended);
         assertThat(second).isCompletedWithValue(ended);
-        assertThat(this.reads).hasValue(readsBefore);
+        assertThat(this.reads).hasValue(2);
         assertThat(this.waiters.waitedFor()).isZero();
+        // completed on the registry's threads, never on the thread that signalled the end (a worker's)
+        assertThat(answeredOn.join()).startsWith("skail-results-");
     }
 
     @Test

@@ -148,13 +148,13 @@ abstract class JdbcCustomization {
      * The due work, in turns between the three kinds (so that a backlog of new executions never starves wake-ups and
      * expired leases): one limited, index-ordered read per kind, ranked within its kind, then at most {@code limit}
      * taken rank by rank, the kind that goes first in a rank rotating from one claim to the next. Its parameters
-     * are bound by {@link #bindDue}. Each row is a task id and its kind (0 PENDING, 1 WAITING, 2 RUNNING).
+     * are bound by {@link #bindDue}.
      * @param lock what each read ends with (a locking clause, or nothing)
      */
     static String dueTaskIds(String lock) {
         // ORDER BY names the whole index prefix, constant as it is, so that H2 reads the index in order and stops
         // early instead of sorting every due row
-        return "SELECT task_id, kind FROM ("
+        return "SELECT task_id FROM ("
                 + dueKind(0, "PENDING", "next_run_at <= ?", "ORDER BY workload, version, status, next_run_at", lock)
                 + " UNION ALL "
                 + dueKind(1, "WAITING", "next_run_at <= ?", "ORDER BY workload, version, status, next_run_at", lock)

@@ -844,10 +844,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     /**
      * {@inheritDoc}
      * <p>
-     * On PostgreSQL the claim's one statement also returns each execution's row, and whether it was PENDING with no
-     * step, attempt or event (read in the statement's snapshot; nobody but a lease holder writes steps and attempts,
-     * and a PENDING execution has none): then its history is that row and nothing else, and the runner does not read
-     * it again. Elsewhere as {@link #claimDue}.
+     * On PostgreSQL the claim also returns each execution's row, and, in the same round trip, which of them have a
+     * step, an attempt or an event (read once the claim holds their rows): the history of any other is that row and
+     * nothing else, and the runner does not read it again. Elsewhere as {@link #claimDue}.
      */
     @Override
     public List<Claimed> claimDueWithHistory(String workload, String version, String owner, int limit, long now,

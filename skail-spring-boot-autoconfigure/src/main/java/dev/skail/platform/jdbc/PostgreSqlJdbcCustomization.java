@@ -54,21 +54,31 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
     static final String ENDED_CHANNEL = "skail_ended";
 
     /**
-     * The claim: the due rows locked, updated, and returned with their new token and whether the claim alone tells
-     * their history (it was PENDING, with no step, attempt or event: see {@link JdbcExecutionStore#claimDueWithHistory}).
-     * The row as updated comes first, in the columns {@link JdbcExecutionStore#executionRow} reads.
+     * The claim: the due rows locked, updated, and returned as updated (in the columns
+     * {@link JdbcExecutionStore#executionRow} reads), each with its new token.
      */
     private static final String CLAIM = "WITH due AS (" + dueTaskIds(" FOR UPDATE SKIP LOCKED") + ") "
-            + "UPDATE skail_execution e SET status = 'RUNNING', lease_owner = ?, "
-            + "lease_token = md5(random()::text || e.task_id), lease_until = ?, updated_at = ? FROM due "
-            + "WHERE e.task_id = due.task_id RETURNING " + JdbcExecutionStore.executionColumns("e.")
-            + ", e.lease_token, due.kind = 0 "
-            + "AND NOT EXISTS (SELECT 1 FROM skail_step s WHERE s.task_id = e.task_id) "
-            + "AND NOT EXISTS (SELECT 1 FROM skail_attempt a WHERE a.task_id = e.task_id) "
-            + "AND NOT EXISTS (SELECT 1 FROM skail_event v WHERE v.task_id = e.task_id)";
+            + "UPDATE skail_execution SET status = 'RUNNING', lease_owner = ?, "
+            + "lease_token = md5(random()::text || task_id), lease_until = ?, updated_at = ? "
+            + "WHERE task_id IN (SELECT task_id FROM due) RETURNING " + JdbcExecutionStore.EXECUTION_COLUMNS
+            + ", lease_token";
 
-    /** Where the columns after the execution's row start in {@link #CLAIM}'s answer. */
+    /** Where the token follows the execution's row in {@link #CLAIM}'s answer. */
     private static final int CLAIM_TOKEN = JdbcExecutionStore.EXECUTION_COLUMNS.split(", ").length + 1;
+
+    /**
+     * The claim, then, in the same transaction and round trip, which of the executions it claimed have a step, an
+     * attempt or an event: read after the claim's row locks are taken, in a snapshot that sees every commit before
+     * them (nobody writes a step or an attempt without the lease, and an event waits for the row's lock), so an
+     * execution not named here has no history besides its row. The rows this claim took are found by what it wrote
+     * into them (owner, lease end, time); another row of this owner written alike may be named too, and is ignored.
+     */
+    private static final String CLAIM_WITH_HISTORIES = CLAIM + "; SELECT e.task_id FROM skail_execution e "
+            + "WHERE e.workload = ? AND e.version = ? AND e.status = 'RUNNING' AND e.lease_owner = ? "
+            + "AND e.lease_until = ? AND e.updated_at = ? "
+            + "AND (EXISTS (SELECT 1 FROM skail_step s WHERE s.task_id = e.task_id) "
+            + "OR EXISTS (SELECT 1 FROM skail_attempt a WHERE a.task_id = e.task_id) "
+            + "OR EXISTS (SELECT 1 FROM skail_event v WHERE v.task_id = e.task_id))";
 
     /** A notification on the channel of the execution's own workload version, the same as {@link #channel}. */
     private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL_PREFIX
@@ -106,25 +116,60 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
 
     @Override
     List<Lease> claimDue(Connection connection, Claim claim) throws SQLException {
-        return claimDueWithHistory(connection, claim).stream().map(ExecutionStore.Claimed::lease).toList();
+        try (PreparedStatement ps = connection.prepareStatement(CLAIM)) {
+            bindClaim(ps, claim);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<Lease> leases = new ArrayList<>();
+                while (rs.next()) {
+                    leases.add(new Lease(rs.getString(1), claim.owner(), rs.getString(CLAIM_TOKEN)));
+                }
+                return leases;
+            }
+        }
+    }
+
+    /** Binds {@link #CLAIM}'s parameters; returns the next index. */
+    private static int bindClaim(PreparedStatement ps, Claim claim) throws SQLException {
+        int index = bindDue(ps, 1, claim);
+        ps.setString(index++, claim.owner());
+        ps.setLong(index++, claim.leaseUntil());
+        ps.setLong(index++, claim.now());
+        return index;
     }
 
     @Override
     List<ExecutionStore.Claimed> claimDueWithHistory(Connection connection, Claim claim) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(CLAIM)) {
-            int index = bindDue(ps, 1, claim);
+        try (PreparedStatement ps = connection.prepareStatement(CLAIM_WITH_HISTORIES)) {
+            int index = bindClaim(ps, claim);
+            ps.setString(index++, claim.workload());
+            ps.setString(index++, claim.version());
             ps.setString(index++, claim.owner());
             ps.setLong(index++, claim.leaseUntil());
             ps.setLong(index, claim.now());
-            List<ExecutionStore.Claimed> claimed = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
+            ps.execute();
+            List<ExecutionRow> rows = new ArrayList<>();
+            List<String> tokens = new ArrayList<>();
+            try (ResultSet rs = ps.getResultSet()) {
                 while (rs.next()) {
-                    ExecutionRow row = JdbcExecutionStore.executionRow(rs);
-                    Lease lease = new Lease(row.taskId(), claim.owner(), rs.getString(CLAIM_TOKEN));
-                    @Nullable StoredHistory history = rs.getBoolean(CLAIM_TOKEN + 1)
-                            ? new StoredHistory(row, List.of(), List.of(), List.of()) : null;
-                    claimed.add(new ExecutionStore.Claimed(lease, history));
+                    rows.add(JdbcExecutionStore.executionRow(rs));
+                    tokens.add(rs.getString(CLAIM_TOKEN));
                 }
+            }
+            if (!ps.getMoreResults()) {
+                throw new SQLException("a claim answered fewer results than it asked for");
+            }
+            java.util.Set<String> withHistory = new java.util.HashSet<>();
+            try (ResultSet rs = ps.getResultSet()) {
+                while (rs.next()) {
+                    withHistory.add(rs.getString(1));
+                }
+            }
+            List<ExecutionStore.Claimed> claimed = new ArrayList<>(rows.size());
+            for (int i = 0; i < rows.size(); i++) {
+                ExecutionRow row = rows.get(i);
+                @Nullable StoredHistory history = withHistory.contains(row.taskId()) ? null
+                        : new StoredHistory(row, List.of(), List.of(), List.of());
+                claimed.add(new ExecutionStore.Claimed(new Lease(row.taskId(), claim.owner(), tokens.get(i)), history));
             }
             return claimed;
         }

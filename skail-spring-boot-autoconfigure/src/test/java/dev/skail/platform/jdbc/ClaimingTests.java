@@ -141,12 +141,19 @@ abstract class ClaimingTests {
         store.create(execution("evented", 0));
         store.fire("evented", "pagamentoAprovado", "{\"amount\":150.00}", "e-1", 1);
         store.create(execution("handedBack", 0));
+        store.create(execution("retried", 0));
         store.create(execution("expired", 0));
         List<Lease> earlier = store.claimDue("vendas", "v1", "a", 10, 5, 60, Set.of("first", "evented"));
-        assertThat(earlier).extracting(Lease::taskId).containsExactlyInAnyOrder("handedBack", "expired");
+        assertThat(earlier).extracting(Lease::taskId).containsExactlyInAnyOrder("handedBack", "retried", "expired");
         Lease handedBack = earlier.stream().filter((l) -> l.taskId().equals("handedBack")).findFirst().orElseThrow();
         store.recordStep(handedBack, step("handedBack"), attempt("handedBack"), 10, 60);
         store.release(handedBack, 20);
+        // the function failed before its first step: its failed attempt alone, then a redelivery due at once
+        Lease retried = earlier.stream().filter((l) -> l.taskId().equals("retried")).findFirst().orElseThrow();
+        store.scheduleFunctionRetry(retried, new AttemptRow("retried", AttemptRow.FUNCTION_POSITION,
+                "processarPedido", 1, 1, 10, 20, "FAILED",
+                "{\"type\":\"org.springframework.web.client.HttpServerErrorException$BadGateway\"}", "RETRY", 0L),
+                Set.of(), 20, 20);
 
         statements.set(0);
         List<dev.skail.platform.ExecutionStore.Claimed> claimed = store.claimDueWithHistory("vendas", "v1", "b", 10,
@@ -154,19 +161,24 @@ abstract class ClaimingTests {
 
         assertThat(statements).hasValue(statementsPerClaim());
         assertThat(claimed).extracting((one) -> one.lease().taskId())
-            .containsExactlyInAnyOrder("first", "evented", "handedBack", "expired");
+            .containsExactlyInAnyOrder("first", "evented", "handedBack", "retried", "expired");
         for (dev.skail.platform.ExecutionStore.Claimed one : claimed) {
             String taskId = one.lease().taskId();
-            if (claimTellsFirstHistories() && taskId.equals("first")) {
-                // what the runner would have read: the same row, as the claim left it, and nothing else
-                assertThat(one.history()).isEqualTo(store.history(taskId).orElseThrow());
-                assertThat(one.history().execution().arguments()).isEqualTo(arguments);
+            if (claimTellsFirstHistories() && Set.of("first", "expired").contains(taskId)) {
+                // what the runner would have read: the same row, as the claim left it, and nothing else (a lease
+                // that ended before any step was written leaves no history either)
+                assertThat(one.history()).as(taskId).isEqualTo(store.history(taskId).orElseThrow());
                 assertThat(one.history().execution().status()).isEqualTo(ExecutionStatus.RUNNING);
+                assertThat(one.history().steps()).isEmpty();
             }
             else {
-                // an event kept, a step recorded, a lease that ended: the runner reads the history
+                // an event kept, a step recorded, a function attempt failed: the runner reads the history
                 assertThat(one.history()).as(taskId).isNull();
             }
+        }
+        if (claimTellsFirstHistories()) {
+            assertThat(claimed.stream().filter((one) -> one.lease().taskId().equals("first")).findFirst()
+                .orElseThrow().history().execution().arguments()).isEqualTo(arguments);
         }
         Lease first = claimed.stream().map(dev.skail.platform.ExecutionStore.Claimed::lease)
             .filter((l) -> l.taskId().equals("first")).findFirst().orElseThrow();
