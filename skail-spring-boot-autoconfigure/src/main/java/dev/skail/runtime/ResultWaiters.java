@@ -35,6 +35,9 @@ final class ResultWaiters implements AutoCloseable {
 
     private final Function<String, Optional<SkailExecution>> find;
 
+    /** Executions told ended as the store wrote them, whose waiters are answered with that instead of a read. */
+    private final Map<String, SkailExecution> told = new ConcurrentHashMap<>();
+
     /** The executions whose read for their waiters is queued and has not started. */
     private final Set<String> queuedChecks = ConcurrentHashMap.newKeySet();
 
@@ -121,26 +124,16 @@ final class ResultWaiters implements AutoCloseable {
             ended(taskId);
             return;
         }
-        if (!this.queuedChecks.add(taskId)) {
-            return; // a read is queued and has not started: it reads this end
-        }
+        // answered as a read is, on the registry's threads (what callers chained to their futures never runs on the
+        // thread that ended the execution, a worker's), by the read queued for it, or one queued now: either takes
+        // the execution told instead of reading, and a signal of the same end meanwhile (the store's notification)
+        // queues nothing more
+        this.told.put(taskId, execution);
         try {
-            // on the registry's threads, as a read's answer: what the callers chained to their futures never runs
-            // on the thread that ended the execution (a worker's). Queued as a read is, so that a signal of the same
-            // end meanwhile (the store's notification) reads nothing; taken off the queue before the waiters are
-            // answered, so that a waiter that comes later reads for itself
-            running.execute(() -> {
-                this.queuedChecks.remove(taskId);
-                Set<CompletableFuture<SkailExecution>> futures = this.waiting.get(taskId);
-                if (futures != null) {
-                    for (CompletableFuture<SkailExecution> future : futures) {
-                        future.complete(execution);
-                    }
-                }
-            });
+            checkSoon(running, taskId);
         }
         catch (RuntimeException ex) {
-            this.queuedChecks.remove(taskId);
+            this.told.remove(taskId, execution);
             // stopped: the waiters are failed by close
         }
     }
@@ -208,13 +201,14 @@ final class ResultWaiters implements AutoCloseable {
     }
 
     private void check(String taskId) {
+        SkailExecution told = this.told.remove(taskId);
         Set<CompletableFuture<SkailExecution>> futures = this.waiting.get(taskId);
         if (futures == null || futures.isEmpty()) {
             return;
         }
         Optional<SkailExecution> found;
         try {
-            found = this.find.apply(taskId);
+            found = (told != null) ? Optional.of(told) : this.find.apply(taskId);
         }
         catch (RuntimeException ex) {
             // the store cannot be reached: the next signal or the timer reads it again

@@ -222,7 +222,7 @@ public class SkailWorker implements SmartLifecycle {
         int started = 0;
         try {
             long now = this.clock.millis();
-            // the first delivery of an execution comes with its history when the claim can tell it (no read then)
+            // an execution with no step, attempt or event yet comes with its history, told by the claim (no read then)
             List<ExecutionStore.Claimed> claimed = this.store.claimDueWithHistory(this.runtime.settings().workload(),
                     this.runtime.settings().version(), this.runtime.settings().instanceId(), free, now,
                     this.runtime.leaseUntil(), Set.copyOf(this.running.keySet()));

@@ -60,6 +60,16 @@ class HistoryReadFailureTests {
                     return new ExecutionStore.Created(
                             call.store().create((dev.skail.platform.ExecutionRow) call.args()[0], tags), false);
                 }
+                if (call.name().equals("claimDueWithHistory")) {
+                    // no history told by the claim (PostgreSQL's, for an execution with none yet): it is read
+                    Object[] args = call.args();
+                    @SuppressWarnings("unchecked")
+                    java.util.Set<String> exclude = (java.util.Set<String>) args[6];
+                    return call.store().claimDue((String) args[0], (String) args[1], (String) args[2], (int) args[3],
+                            (long) args[4], (long) args[5], exclude).stream()
+                        .map((lease) -> new ExecutionStore.Claimed(lease, null))
+                        .toList();
+                }
                 if (call.name().equals("history") && historyFailures.compareAndSet(1, 0)) {
                     throw new StoreUnavailableException("could not read history (test)",
                             new java.sql.SQLException("connection refused", "08001"));

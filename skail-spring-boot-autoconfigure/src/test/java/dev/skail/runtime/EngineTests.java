@@ -197,6 +197,7 @@ class EngineTests {
                     }
                 });
         this.harness = EngineHarness.of(new PedidoComEspera(this.runs), store, SkailJson.createDefault());
+        this.harness.runtime.setResultRecheckInterval(Duration.ofHours(1)); // no safety-net read during the test
         this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
         java.util.concurrent.CompletableFuture<dev.skail.SkailExecution> ended = this.harness.runtime.awaitEnd(PEDIDO);
         org.awaitility.Awaitility.await().until(() -> reads.get() == 1); // as the wait starts: not ended

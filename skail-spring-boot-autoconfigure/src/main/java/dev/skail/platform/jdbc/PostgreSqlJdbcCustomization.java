@@ -25,7 +25,8 @@ import dev.skail.platform.StoredHistory;
  * <ul>
  * <li>A claim is one statement: the due rows of each kind are locked with {@code FOR UPDATE SKIP LOCKED} (instances
  * claiming at once take different rows instead of waiting for each other) and updated, each with a token of its
- * own, and the leases come back with {@code RETURNING}.</li>
+ * own, and the leases come back with {@code RETURNING}; the worker's claim sends a second statement with it, in the
+ * same transaction and round trip, which names the claimed executions that have a history.</li>
  * <li>Writes that make work due at once (a trigger, an event to a waiting execution, a resume, a child's end, a
  * hand-back) send {@code pg_notify} in their transaction, on a channel per workload version; each instance listens
  * on a connection of its own and polls at once ({@link PostgreSqlNotificationListener}).</li>
@@ -70,7 +71,9 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
      * The claim, then, in the same transaction and round trip, which of the executions it claimed have a step, an
      * attempt or an event: read after the claim's row locks are taken, in a snapshot that sees every commit before
      * them (nobody writes a step or an attempt without the lease, and an event waits for the row's lock), so an
-     * execution not named here has no history besides its row. The rows this claim took are found by what it wrote
+     * execution not named here has no history besides its row. That holds at PostgreSQL's default isolation (READ
+     * COMMITTED: the second statement takes a snapshot of its own); at REPEATABLE READ or above, both share the
+     * claim's snapshot, and a row written since it fails the claim (a serialization failure, retried) instead. The rows this claim took are found by what it wrote
      * into them (owner, lease end, time); another row of this owner written alike may be named too, and is ignored.
      */
     private static final String CLAIM_WITH_HISTORIES = CLAIM + "; SELECT e.task_id FROM skail_execution e "

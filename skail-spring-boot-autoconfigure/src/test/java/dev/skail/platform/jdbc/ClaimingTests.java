@@ -129,7 +129,7 @@ abstract class ClaimingTests {
     }
 
     @Test
-    void aClaimTellsTheHistoryOfAFirstDeliveryExactlyAsItIsReadAndNoneOfAnExecutionWithAHistory() throws Exception {
+    void aClaimTellsTheHistoryOfAnExecutionWithNoStepYetExactlyAsItIsReadAndNoneOfAnExecutionWithAHistory() throws Exception {
         HikariDataSource pool = pool();
         AtomicInteger statements = new AtomicInteger();
         JdbcExecutionStore store = store(countingStatements(pool, statements));
