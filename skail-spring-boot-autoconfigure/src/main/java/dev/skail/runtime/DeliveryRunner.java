@@ -55,6 +55,16 @@ final class DeliveryRunner {
      * the store as a delivery asks every second
      */
     void deliver(Lease lease, @Nullable StoredHistory known, long knownNanos) {
+        this.runtime.deliveryStarted(lease.taskId());
+        try {
+            run(lease, known, knownNanos);
+        }
+        finally {
+            this.runtime.deliveryEnded(lease.taskId());
+        }
+    }
+
+    private void run(Lease lease, @Nullable StoredHistory known, long knownNanos) {
         StoredHistory history;
         long historyNanos = knownNanos;
         try {

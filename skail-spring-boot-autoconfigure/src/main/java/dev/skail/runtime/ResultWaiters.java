@@ -43,6 +43,11 @@ final class ResultWaiters implements AutoCloseable {
 
     private final Supplier<AutoCloseable> listen;
 
+    private final java.util.function.Predicate<String> deliveredHere;
+
+    /** Executions waited for by waits that read nothing as they started (see {@link #await}). */
+    private final Set<String> unread = ConcurrentHashMap.newKeySet();
+
     private final Object lock = new Object();
 
     private volatile Duration recheck = Duration.ofSeconds(5);
@@ -59,8 +64,18 @@ final class ResultWaiters implements AutoCloseable {
      * first wait
      */
     ResultWaiters(Function<String, Optional<SkailExecution>> find, Supplier<AutoCloseable> listen) {
+        this(find, listen, (taskId) -> false);
+    }
+
+    /**
+     * @param deliveredHere whether a delivery of the execution runs in this process now, whose end signals it (see
+     * {@link #await}): a wait that starts then reads nothing
+     */
+    ResultWaiters(Function<String, Optional<SkailExecution>> find, Supplier<AutoCloseable> listen,
+            java.util.function.Predicate<String> deliveredHere) {
         this.find = find;
         this.listen = listen;
+        this.deliveredHere = deliveredHere;
     }
 
     void setRecheck(Duration recheck) {
@@ -85,7 +100,15 @@ final class ResultWaiters implements AutoCloseable {
             future.completeExceptionally(new IllegalStateException("The skail runtime has stopped"));
             return future;
         }
-        checkSoon(started, taskId); // the store once, as the wait starts
+        // the store once, as the wait starts; not while a delivery of it runs here: that delivery signals its end, or,
+        // ending otherwise, signals the waits that read nothing (deliveryEnded). It stops counting as running here
+        // before either, and this wait is marked as unread before it looks: a wait that saw it running is seen by
+        // the signal
+        this.unread.add(taskId);
+        if (!this.deliveredHere.test(taskId)) {
+            this.unread.remove(taskId);
+            checkSoon(started, taskId);
+        }
         return future;
     }
 
@@ -94,6 +117,9 @@ final class ResultWaiters implements AutoCloseable {
      * the store once.
      */
     void ended(@Nullable String taskId) {
+        if (taskId != null) {
+            this.unread.remove(taskId);
+        }
         ScheduledThreadPoolExecutor running = this.executor;
         if (running == null) {
             return;
@@ -116,6 +142,7 @@ final class ResultWaiters implements AutoCloseable {
      * nowhere else): its waiters are completed with it, without a read.
      */
     void ended(String taskId, SkailExecution execution) {
+        this.unread.remove(taskId);
         ScheduledThreadPoolExecutor running = this.executor;
         if (running == null || !this.waiting.containsKey(taskId)) {
             return;
@@ -135,6 +162,16 @@ final class ResultWaiters implements AutoCloseable {
         catch (RuntimeException ex) {
             this.told.remove(taskId, execution);
             // stopped: the waiters are failed by close
+        }
+    }
+
+    /**
+     * A delivery of the execution has ended here without signalling its end (it has stopped counting as delivered
+     * here): the waits that read nothing as they started, because it ran, read the store once now.
+     */
+    void deliveryEnded(String taskId) {
+        if (this.unread.remove(taskId)) {
+            ended(taskId);
         }
     }
 
@@ -162,6 +199,11 @@ final class ResultWaiters implements AutoCloseable {
             this.queuedChecks.remove(taskId);
             throw ex;
         }
+    }
+
+    /** Whether a read of the execution for its waiters is queued and has not started (tests). */
+    boolean readQueued(String taskId) {
+        return this.queuedChecks.contains(taskId);
     }
 
     /** How many ids are waited for (tests, metrics). */

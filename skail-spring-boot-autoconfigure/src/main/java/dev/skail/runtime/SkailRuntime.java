@@ -94,6 +94,9 @@ public class SkailRuntime {
 
     private final ResultWaiters results;
 
+    /** The executions a delivery runs for in this process now (see {@link #deliveryStarted}). */
+    private final Set<String> deliveringHere = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /** Cancels requested through this runtime, so that a delivery running here sees them at its next step. */
     private final Set<String> cancelRequests = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -123,7 +126,7 @@ public class SkailRuntime {
         this.asyncExecutor = new ThreadPoolExecutor(settings.asyncThreads(), settings.asyncThreads(), 30,
                 TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
         this.asyncExecutor.allowCoreThreadTimeOut(true);
-        this.results = new ResultWaiters(this::find, () -> store.onEnded(this::ended));
+        this.results = new ResultWaiters(this::find, () -> store.onEnded(this::ended), this.deliveringHere::contains);
     }
 
     public RuntimeSettings settings() {
@@ -735,13 +738,32 @@ public class SkailRuntime {
 
     /** Tells the callers waiting for this execution (or for any, with {@code null}) that it may have ended. */
     void ended(@Nullable String taskId) {
+        if (taskId != null) {
+            this.deliveringHere.remove(taskId); // before the signal: see ResultWaiters#await
+        }
         this.results.ended(taskId);
+    }
+
+    /** A delivery of the execution starts in this process: until it ends, its waiters need not read the store. */
+    void deliveryStarted(String taskId) {
+        this.deliveringHere.add(taskId);
+    }
+
+    /**
+     * The delivery of the execution has ended here: when it did not signal the execution's end (a suspension, a
+     * release, a lease lost), the waits that started while it ran, and so read nothing, read the store once.
+     */
+    void deliveryEnded(String taskId) {
+        if (this.deliveringHere.remove(taskId)) {
+            this.results.deliveryEnded(taskId);
+        }
     }
 
     /**
      * Tells the callers waiting for this execution that it has ended, as {@code ended} (read from the store otherwise).
      */
     void ended(String taskId, dev.skail.platform.@Nullable TaggedExecution ended) {
+        this.deliveringHere.remove(taskId); // before the signal: see ResultWaiters#await
         if (ended == null) {
             this.results.ended(taskId);
         }

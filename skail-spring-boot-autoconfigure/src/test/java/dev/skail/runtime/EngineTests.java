@@ -170,20 +170,20 @@ class EngineTests {
         assertThat(this.runs.count("cobrarCartao")).isEqualTo(1);
     }
 
-    @Test
-    void aCallerWaitingForAnExecutionEndedHereIsAnsweredWithTheEndAsTheStoreToldItWithoutReadingIt() {
+    /**
+     * The store as the runtime sees it: its reads of an execution counted; an end that tells nothing (H2, in memory)
+     * tells here what the store holds after it, as PostgreSQL's does; no notification of ends across instances.
+     */
+    private ExecutionStore countingReads(AtomicInteger reads) {
         ExecutionStore target = newStore();
-        AtomicInteger reads = new AtomicInteger();
-        // the store as the runtime sees it: its reads of an execution counted; an end that tells nothing (H2, in
-        // memory) tells here what the store holds after it, as PostgreSQL's does
-        ExecutionStore store = (ExecutionStore) Proxy.newProxyInstance(ExecutionStore.class.getClassLoader(),
+        return (ExecutionStore) Proxy.newProxyInstance(ExecutionStore.class.getClassLoader(),
                 new Class<?>[] { ExecutionStore.class }, (proxy, method, args) -> {
                     if (method.getName().equals("findTagged")) {
                         reads.incrementAndGet();
                     }
                     if (method.getName().equals("onEnded")) {
                         return (AutoCloseable) () -> {
-                        }; // ends told across instances are not this test's: no notification reads anything
+                        };
                     }
                     try {
                         Object answer = method.invoke(target, args);
@@ -196,6 +196,41 @@ class EngineTests {
                         throw ex.getCause();
                     }
                 });
+    }
+
+    @Test
+    void aWaitThatStartsWhileTheExecutionIsDeliveredHereReadsOnlyWhenTheDeliveryEndsWithoutEndingIt() throws Exception {
+        AtomicInteger reads = new AtomicInteger();
+        java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch mayGo = new java.util.concurrent.CountDownLatch(1);
+        this.harness = EngineHarness.of(new PedidoQueReservaDevagar(this.runs, entered, mayGo), countingReads(reads),
+                SkailJson.createDefault());
+        this.harness.runtime.setResultRecheckInterval(Duration.ofHours(1)); // no safety-net read during the test
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
+        java.util.concurrent.CompletableFuture<ExecutionRow> delivered = java.util.concurrent.CompletableFuture
+            .supplyAsync(() -> this.harness.runUntilQuiet(PEDIDO));
+        assertThat(entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        // while the delivery runs here: its end will signal, nothing is read as the wait starts
+        java.util.concurrent.CompletableFuture<dev.skail.SkailExecution> ended = this.harness.runtime.awaitEnd(PEDIDO);
+        mayGo.countDown();
+        assertThat(delivered.get(10, java.util.concurrent.TimeUnit.SECONDS).status())
+            .isEqualTo(ExecutionStatus.WAITING);
+
+        // the delivery went to sleep without ending it: its waiters read once, and wait on
+        org.awaitility.Awaitility.await().until(() -> reads.get() == 1);
+        assertThat(ended).isNotDone();
+        this.harness.advance(Duration.ofHours(1));
+        this.harness.runUntilQuiet(PEDIDO);
+        org.awaitility.Awaitility.await().until(ended::isDone);
+        assertThat(reads).hasValue(1);
+        assertThat(ended.join().result()).isEqualTo("\"APROVADO pedido-42\"");
+    }
+
+    @Test
+    void aCallerWaitingForAnExecutionEndedHereIsAnsweredWithTheEndAsTheStoreToldItWithoutReadingIt() {
+        AtomicInteger reads = new AtomicInteger();
+        ExecutionStore store = countingReads(reads);
         this.harness = EngineHarness.of(new PedidoComEspera(this.runs), store, SkailJson.createDefault());
         this.harness.runtime.setResultRecheckInterval(Duration.ofHours(1)); // no safety-net read during the test
         this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
@@ -1043,6 +1078,34 @@ class EngineTests {
                 Skail.delay(Duration.ofHours(1));
             }
             return "CONFIRMADO";
+        }
+    }
+
+    /** Its first command waits until the test lets it go. */
+    public static class PedidoQueReservaDevagar extends PedidoComEspera {
+
+        private final java.util.concurrent.CountDownLatch entered;
+
+        private final java.util.concurrent.CountDownLatch mayGo;
+
+        PedidoQueReservaDevagar(Runs runs, java.util.concurrent.CountDownLatch entered,
+                java.util.concurrent.CountDownLatch mayGo) {
+            super(runs);
+            this.entered = entered;
+            this.mayGo = mayGo;
+        }
+
+        @Override
+        @SkailCommand
+        public String reservarEstoque(String pedidoId) {
+            this.entered.countDown();
+            try {
+                this.mayGo.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+            return super.reservarEstoque(pedidoId);
         }
     }
 

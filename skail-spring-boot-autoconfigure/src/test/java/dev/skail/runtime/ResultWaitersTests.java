@@ -39,6 +39,9 @@ class ResultWaitersTests {
 
     private final AtomicInteger othersReading = new AtomicInteger();
 
+    /** Whether a delivery of {@link #ID} runs "here". */
+    private final java.util.concurrent.atomic.AtomicBoolean delivered = new java.util.concurrent.atomic.AtomicBoolean();
+
     private final ResultWaiters waiters = new ResultWaiters((taskId) -> {
         if (!taskId.equals(ID)) {
             this.othersReading.incrementAndGet();
@@ -53,7 +56,7 @@ class ResultWaitersTests {
         this.reads.incrementAndGet();
         return Optional.of(this.stored.get());
     }, () -> () -> {
-    });
+    }, (taskId) -> taskId.equals(ID) && this.delivered.get());
 
     @BeforeEach
     void noSafetyNet() {
@@ -73,10 +76,7 @@ class ResultWaitersTests {
         CompletableFuture<SkailExecution> second = this.waiters.await(ID);
         awaitReads(2);
         CompletableFuture<String> answeredOn = first.thenApply((e) -> Thread.currentThread().getName());
-        // both of the registry's threads held by reads of other executions: what is queued now waits
-        this.waiters.await("outro-1");
-        this.waiters.await("outro-2");
-        await().until(() -> this.othersReading.get() == 2);
+        holdTheRegistrysThreads();
         SkailExecution ended = execution(ExecutionStatus.COMPLETED, "{\"total\":150.50,\"pago\":\"2026-12-06T10:15:31-03:00\"}");
 
         this.waiters.ended(ID, ended);
@@ -105,6 +105,38 @@ class ResultWaitersTests {
         await().until(waiter::isDone);
         assertThat(waiter.join().status()).isEqualTo(ExecutionStatus.FAILED);
         assertThat(this.reads).hasValue(3);
+    }
+
+    @Test
+    void aWaitThatStartsWhileTheExecutionIsDeliveredHereReadsOnlyOnceThatDeliveryEndsWithoutEndingIt() {
+        holdTheRegistrysThreads();
+        this.delivered.set(true);
+
+        CompletableFuture<SkailExecution> waiter = this.waiters.await(ID);
+
+        // the registry's threads are held: a read asked for would be queued still
+        assertThat(this.waiters.readQueued(ID)).as("read queued as the wait started").isFalse();
+        this.delivered.set(false);
+        this.waiters.deliveryEnded(ID); // went to sleep: not ended
+        assertThat(this.waiters.readQueued(ID)).isTrue();
+        this.others.countDown();
+        awaitReads(1);
+        assertThat(waiter).isNotDone();
+        this.waiters.deliveryEnded(ID); // another delivery, no wait started during it: nothing more to read
+        assertThat(this.waiters.readQueued(ID)).isFalse();
+
+        SkailExecution ended = execution(ExecutionStatus.COMPLETED, "{\"total\":150.50}");
+        this.waiters.ended(ID, ended);
+        await().until(waiter::isDone);
+        assertThat(waiter).isCompletedWithValue(ended);
+        assertThat(this.reads).hasValue(1);
+    }
+
+    /** Both of the registry's threads held by reads of other executions: what is queued meanwhile waits. */
+    private void holdTheRegistrysThreads() {
+        this.waiters.await("outro-1");
+        this.waiters.await("outro-2");
+        await().until(() -> this.othersReading.get() == 2);
     }
 
     private void awaitReads(int count) {
