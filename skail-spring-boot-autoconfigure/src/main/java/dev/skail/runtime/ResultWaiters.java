@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import dev.skail.SkailExecution;
@@ -24,7 +25,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * signalled ({@link #ended}) by this process's worker when it ends one, and by the store's notifications when another
  * instance does (PostgreSQL); each signal costs one store read, and only for an id someone waits for, unless it
  * carries the execution as the store wrote it at its end (PostgreSQL, an end of this process). A waiter also
- * reads the store once when it starts waiting, and all of them are read again every {@code recheck} as a safety net
+ * reads the store once when it starts waiting (unless a delivery of the execution runs in this process then: see
+ * {@link #await}), and all of them are read again every {@code recheck} as a safety net
  * (a lost notification, a store that was unreachable, an execution ended by a path that signals nothing).
  */
 final class ResultWaiters implements AutoCloseable {
@@ -43,7 +45,7 @@ final class ResultWaiters implements AutoCloseable {
 
     private final Supplier<AutoCloseable> listen;
 
-    private final java.util.function.Predicate<String> deliveredHere;
+    private final Predicate<String> deliveredHere;
 
     /** Executions waited for by waits that read nothing as they started (see {@link #await}). */
     private final Set<String> unread = ConcurrentHashMap.newKeySet();
@@ -72,7 +74,7 @@ final class ResultWaiters implements AutoCloseable {
      * {@link #await}): a wait that starts then reads nothing
      */
     ResultWaiters(Function<String, Optional<SkailExecution>> find, Supplier<AutoCloseable> listen,
-            java.util.function.Predicate<String> deliveredHere) {
+            Predicate<String> deliveredHere) {
         this.find = find;
         this.listen = listen;
         this.deliveredHere = deliveredHere;
@@ -273,7 +275,12 @@ final class ResultWaiters implements AutoCloseable {
     private void forget(String taskId, CompletableFuture<SkailExecution> future) {
         this.waiting.computeIfPresent(taskId, (id, futures) -> {
             futures.remove(future);
-            return futures.isEmpty() ? null : futures;
+            if (futures.isEmpty()) {
+                // nobody waits any more: no mark is left behind (a new wait marks itself after its own update)
+                this.unread.remove(id);
+                return null;
+            }
+            return futures;
         });
     }
 
@@ -283,6 +290,8 @@ final class ResultWaiters implements AutoCloseable {
         AutoCloseable listener;
         synchronized (this.lock) {
             this.closed = true;
+            this.unread.clear();
+            this.told.clear();
             executor = this.executor;
             listener = this.listener;
             this.executor = null;

@@ -730,7 +730,8 @@ public class SkailRuntime {
      * A future completed with the execution once it has ended (COMPLETED, FAILED or CANCELLED), exceptionally with
      * {@link SkailNotFoundException} if it does not exist. No thread waits meanwhile: the end is signalled by this
      * process's worker and, on PostgreSQL, by other instances' notifications; the store is read once as the wait
-     * starts and then every few seconds as a safety net. Cancel the future to stop waiting.
+     * starts (not when a delivery of the execution runs in this process then: it signals) and then every few seconds
+     * as a safety net. Cancel the future to stop waiting.
      */
     public java.util.concurrent.CompletableFuture<SkailExecution> awaitEnd(String taskId) {
         return this.results.await(taskId);
@@ -740,6 +741,10 @@ public class SkailRuntime {
     void ended(@Nullable String taskId) {
         if (taskId != null) {
             this.deliveringHere.remove(taskId); // before the signal: see ResultWaiters#await
+        }
+        else {
+            // any may have ended (notifications may have been missed): waits that start now read, whatever runs here
+            this.deliveringHere.clear();
         }
         this.results.ended(taskId);
     }

@@ -211,7 +211,8 @@ class EngineTests {
             .supplyAsync(() -> this.harness.runUntilQuiet(PEDIDO));
         assertThat(entered.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
 
-        // while the delivery runs here: its end will signal, nothing is read as the wait starts
+        // while the delivery runs here: its end will signal, nothing is read as the wait starts (that no read is
+        // queued is seen in ResultWaitersTests; here, that the delivery's sleep and its end reach the wait)
         java.util.concurrent.CompletableFuture<dev.skail.SkailExecution> ended = this.harness.runtime.awaitEnd(PEDIDO);
         mayGo.countDown();
         assertThat(delivered.get(10, java.util.concurrent.TimeUnit.SECONDS).status())

@@ -55,8 +55,15 @@ class ReleaseDoesNotDelayRenewalTests {
     @Autowired
     Pedidos pedidos;
 
+    @Autowired
+    SkailWorker worker;
+
     @Test
     void renewalsGoOnWhileAReleaseWaitsForTheStore() throws Exception {
+        // a trigger that comes while a claim runs waits for it (the product waits 50 ms, which a loaded machine may
+        // exceed): the second trigger below must be handed its execution, so that its claimed create is the one that
+        // fails
+        this.worker.claimWait(Duration.ofSeconds(10));
         SkailHandle<BigDecimal> running = this.client.trigger("pedido-1", Pedidos.class,
                 (p) -> p.processarPedido("pedido-1", new BigDecimal("80.50")));
         assertThat(this.pedidos.charging.await(10, TimeUnit.SECONDS)).isTrue();
