@@ -195,10 +195,8 @@ final class DeliveryRunner {
             try {
                 String recorded = this.runtime.json().write(result);
                 // the execution as it ended, when the store's write tells it: its waiters then need not read it
-                java.util.concurrent.atomic.AtomicReference<dev.skail.platform.@Nullable TaggedExecution> ended =
-                        new java.util.concurrent.atomic.AtomicReference<>();
-                safely(() -> ended.set(this.store.completeAndTell(lease, recorded, now)));
-                this.runtime.ended(lease.taskId(), ended.get());
+                this.runtime.ended(lease.taskId(),
+                        safelyAnswered(() -> this.store.completeAndTell(lease, recorded, now)));
                 this.runtime.instrumentation().executionEnded(definition.name(), "completed");
                 return "completed";
             }
@@ -288,14 +286,23 @@ final class DeliveryRunner {
     }
 
     private static void safely(Runnable write) {
-        try {
+        safelyAnswered(() -> {
             write.run();
+            return null;
+        });
+    }
+
+    /** As {@link #safely(Runnable)}, with what the write answers ({@code null} when it could not be confirmed). */
+    private static <T> @Nullable T safelyAnswered(java.util.function.Supplier<@Nullable T> write) {
+        try {
+            return write.get();
         }
         catch (LeaseLostException | StoreUnavailableException | StoreStatementException ex) {
             // a commit whose acknowledgement was lost lands here too (the lease it cleared no longer holds): then the
             // end is recorded; otherwise the execution is delivered again once its lease expires
             logger.warn("skail could not confirm the end of a delivery (" + ex.getMessage() + "); if it was not "
                     + "recorded, the execution is delivered again when its lease expires");
+            return null;
         }
     }
 }

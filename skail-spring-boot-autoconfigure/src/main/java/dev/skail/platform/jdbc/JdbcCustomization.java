@@ -11,7 +11,6 @@ import java.util.Set;
 
 import javax.sql.DataSource;
 
-import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
 
 /**
@@ -37,14 +36,6 @@ abstract class JdbcCustomization {
      * found).
      */
     abstract List<Lease> claimDue(Connection connection, Claim claim) throws SQLException;
-
-    /**
-     * As {@link #claimDue}, with the history of each execution the claim can tell (see
-     * {@link dev.skail.platform.ExecutionStore#claimDueWithHistory}); none by default.
-     */
-    List<ExecutionStore.Claimed> claimDueWithHistory(Connection connection, Claim claim) throws SQLException {
-        return claimDue(connection, claim).stream().map((lease) -> new ExecutionStore.Claimed(lease, null)).toList();
-    }
 
     /**
      * Tells the instances serving the workload version that the execution is due now, in the caller's transaction

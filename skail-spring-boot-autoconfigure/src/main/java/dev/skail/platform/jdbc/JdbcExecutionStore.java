@@ -52,6 +52,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     static final String EXECUTION_COLUMNS = "task_id, workload, version, function_name, arguments, status, "
             + "result, error, attempt, retries_used, next_run_at, created_at, updated_at, parent_task_id";
 
+    /** How many columns {@link #EXECUTION_COLUMNS} names. */
+    static final int EXECUTION_COLUMN_COUNT = EXECUTION_COLUMNS.split(", ").length;
+
     static final String STEP_COLUMNS = "task_id, position, kind, name, arguments, status, result, error, "
             + "idempotency_key, function_attempt, started_at, completed_at, child_task_id";
 
@@ -858,7 +861,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                 exclude, Math.floorMod(this.turns.getAndIncrement(), 3));
         return this.retry.run("claim due executions", () -> {
             try (Connection connection = this.dataSource.getConnection()) {
-                List<Claimed> claimed = this.customization.claimDueWithHistory(connection, claim);
+                List<Claimed> claimed = ((PostgreSqlJdbcCustomization) this.customization)
+                    .claimDueWithHistory(connection, claim);
                 if (!connection.getAutoCommit()) {
                     connection.commit();
                 }
@@ -1326,7 +1330,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                         throw new LeaseLostException(lease.taskId());
                     }
                     int row = PostgreSqlJdbcCustomization.COMPLETE_ROW;
-                    int tags = row + EXECUTION_COLUMNS.split(", ").length;
+                    int tags = row + EXECUTION_COLUMN_COUNT;
                     return new TaggedExecution(executionRow(rs, row), tags(rs.getArray(tags), rs.getArray(tags + 1)));
                 }
             }

@@ -65,7 +65,7 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
             + ", lease_token";
 
     /** Where the token follows the execution's row in {@link #CLAIM}'s answer. */
-    private static final int CLAIM_TOKEN = JdbcExecutionStore.EXECUTION_COLUMNS.split(", ").length + 1;
+    private static final int CLAIM_TOKEN = JdbcExecutionStore.EXECUTION_COLUMN_COUNT + 1;
 
     /**
      * The claim, then, in the same transaction and round trip, which of the executions it claimed have a step, an
@@ -140,7 +140,10 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
         return index;
     }
 
-    @Override
+    /**
+     * The claim with the history of each execution that has none besides its row (see
+     * {@link JdbcExecutionStore#claimDueWithHistory}): {@link #CLAIM_WITH_HISTORIES}.
+     */
     List<ExecutionStore.Claimed> claimDueWithHistory(Connection connection, Claim claim) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(CLAIM_WITH_HISTORIES)) {
             int index = bindClaim(ps, claim);

@@ -100,10 +100,8 @@ abstract class ClaimingTests {
 
     @Test
     void aPollIsOneRoundOfStatementsThatClaimsAtMostTheLimitAndNeverWhatTheRunnerRuns() throws Exception {
-        HikariDataSource pool = pool();
         AtomicInteger statements = new AtomicInteger();
-        JdbcExecutionStore store = store(countingStatements(pool, statements));
-        store.initialize();
+        JdbcExecutionStore store = countingStore(statements);
         for (int i = 1; i <= 6; i++) {
             store.create(execution("t-" + i, 0));
         }
@@ -130,10 +128,8 @@ abstract class ClaimingTests {
 
     @Test
     void aClaimTellsTheHistoryOfAnExecutionWithNoStepYetExactlyAsItIsReadAndNoneOfAnExecutionWithAHistory() throws Exception {
-        HikariDataSource pool = pool();
         AtomicInteger statements = new AtomicInteger();
-        JdbcExecutionStore store = store(countingStatements(pool, statements));
-        store.initialize();
+        JdbcExecutionStore store = countingStore(statements);
         // money with a scale and a time with an offset, as a user's arguments are kept
         String arguments = "[{\"amount\":150.00,\"at\":\"2026-12-06T10:15:30-03:00\",\"items\":[\"A-1\",\"B-2\"]}]";
         store.create(new ExecutionRow("first", "vendas", "v1", "processarPedido", arguments, ExecutionStatus.PENDING,
@@ -338,6 +334,13 @@ abstract class ClaimingTests {
             }
         }
         return remaining;
+    }
+
+    /** A store on a pool of its own whose statements are counted, its schema created. */
+    JdbcExecutionStore countingStore(AtomicInteger statements) {
+        JdbcExecutionStore store = store(countingStatements(pool(), statements));
+        store.initialize();
+        return store;
     }
 
     /** The data source, counting the statements prepared or created on its connections. */
