@@ -87,8 +87,7 @@ public final class SkailAutoConfiguration {
         config.setJdbcUrl(url);
         config.setUsername(store.getUsername());
         config.setPassword(store.getPassword());
-        config.setMaximumPoolSize((store.getMaxPoolSize() != null) ? store.getMaxPoolSize()
-                : properties.getWorker().concurrency(dialect) + 4);
+        config.setMaximumPoolSize(store.maxPoolSize(dialect, properties.getWorker().concurrency(dialect)));
         config.setConnectionTimeout(store.getConnectionTimeout().toMillis());
         config.setInitializationFailTimeout(-1);
         String schema = schema(store.getSchema());

@@ -249,7 +249,11 @@ public class SkailProperties {
         /** Password of the store's database. */
         private @Nullable String password;
 
-        /** Largest number of connections the store's own pool opens. Defaults to the worker concurrency plus 4. */
+        /**
+         * Largest number of connections the store's own pool opens. Defaults to the worker concurrency plus 4 on the
+         * embedded H2 store, and to half the worker concurrency plus 4 on PostgreSQL (the steps of executions that
+         * write at once share one statement, so the worker's threads need fewer connections than there are of them).
+         */
         private @Nullable Integer maxPoolSize;
 
         /** How long to wait for a connection of the store's pool. */
@@ -308,6 +312,18 @@ public class SkailProperties {
             return this.maxPoolSize;
         }
 
+        /**
+         * The pool size set, or the default for the store's database and the worker's concurrency.
+         * @param dialect the database of the execution store
+         * @param concurrency the worker's concurrency
+         */
+        public int maxPoolSize(SqlDialect dialect, int concurrency) {
+            if (this.maxPoolSize != null) {
+                return this.maxPoolSize;
+            }
+            return ((dialect == SqlDialect.POSTGRESQL) ? concurrency / 2 : concurrency) + 4;
+        }
+
         public void setMaxPoolSize(@Nullable Integer maxPoolSize) {
             this.maxPoolSize = maxPoolSize;
         }
@@ -359,9 +375,10 @@ public class SkailProperties {
         private boolean enabled = true;
 
         /**
-         * How many executions run at once. Defaults to 8 per core, at least 32, on the embedded H2 store (the more
-         * executions write together, the more of them one sync to disk covers), and to 4 per core, at least 4, on
-         * PostgreSQL (each one may hold one of the server's connections; see {@link Store#getMaxPoolSize()}).
+         * How many executions run at once. Defaults to 8 per core, at least 32, on the embedded H2 store, and to 8 per
+         * core, at least 8, on PostgreSQL: the more executions write together, the more of them one sync to disk (on
+         * H2) or one statement (on PostgreSQL) covers. On PostgreSQL the pool is half of it plus 4 by default; see
+         * {@link Store#getMaxPoolSize()}.
          */
         private @Nullable Integer concurrency;
 
@@ -406,7 +423,7 @@ public class SkailProperties {
                 return this.concurrency;
             }
             int cores = Runtime.getRuntime().availableProcessors();
-            return (dialect == SqlDialect.H2) ? Math.max(32, 8 * cores) : Math.max(4, 4 * cores);
+            return (dialect == SqlDialect.H2) ? Math.max(32, 8 * cores) : Math.max(8, 8 * cores);
         }
 
         public void setConcurrency(@Nullable Integer concurrency) {

@@ -2,11 +2,13 @@ package dev.skail.autoconfigure;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
+import java.util.UUID;
 
 import javax.sql.DataSource;
 
@@ -19,6 +21,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import dev.skail.http.IdempotencyKeyInterceptor;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.jdbc.SqlDialect;
+import dev.skail.runtime.PostgreSqlForTests;
 import dev.skail.runtime.SkailRuntime;
 import dev.skail.runtime.SkailWorker;
 import dev.skail.web.SkailApiController;
@@ -115,14 +118,40 @@ class SkailAutoConfigurationTests {
     }
 
     @Test
-    void onPostgreSqlTheWorkerRunsFourExecutionsPerCoreByDefault() {
-        // each execution may hold one of the server's connections: several instances share its max_connections
-        assertThat(new SkailProperties.Worker().concurrency(SqlDialect.POSTGRESQL))
-            .isEqualTo(Math.max(4, 4 * Runtime.getRuntime().availableProcessors()));
-        assertThat(new SkailProperties.Worker().concurrency(null))
-            .isEqualTo(Math.max(4, 4 * Runtime.getRuntime().availableProcessors()));
-        // nothing claimed ahead: another instance may be free to run it at once
-        assertThat(new SkailProperties.Worker().prefetch(SqlDialect.POSTGRESQL)).isZero();
+    void onPostgreSqlTheWorkerRunsEightExecutionsPerCoreAtLeast8OnAPoolOfHalfAsManyConnectionsPlusFour()
+            throws SQLException {
+        // the steps of executions that write at once share one statement: the threads need fewer connections
+        int expected = Math.max(8, 8 * Runtime.getRuntime().availableProcessors());
+        String application = "skail-pool-" + UUID.randomUUID().toString().substring(0, 8);
+        String schema = "pool_" + UUID.randomUUID().toString().replace("-", "").substring(0, 20);
+        String url = PostgreSqlForTests.url();
+        String named = url + (url.contains("?") ? "&" : "?") + "ApplicationName=" + application;
+        this.runner.withPropertyValues("skail.store.url=" + named, "skail.store.schema=" + schema).run((context) -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(SkailWorker.class).concurrency()).isEqualTo(expected);
+            // nothing claimed ahead: another instance may be free to run it at once
+            assertThat(context.getBean(SkailWorker.class).prefetch()).isZero();
+            try (Connection probe = DriverManager.getConnection(url)) {
+                // the pool opens its connections in the background, up to its maximum (the listener's among them)
+                Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                    try (PreparedStatement statement = probe
+                        .prepareStatement("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = ?")) {
+                        statement.setString(1, application);
+                        try (ResultSet connections = statement.executeQuery()) {
+                            connections.next();
+                            assertThat(connections.getInt(1)).isEqualTo(expected / 2 + 4);
+                        }
+                    }
+                });
+            }
+        });
+        // a concurrency set sizes the default pool the same way; a pool size set wins
+        SkailProperties.Store store = new SkailProperties.Store();
+        assertThat(store.maxPoolSize(SqlDialect.POSTGRESQL, 5)).isEqualTo(6);
+        assertThat(store.maxPoolSize(SqlDialect.H2, 5)).isEqualTo(9);
+        store.setMaxPoolSize(3);
+        assertThat(store.maxPoolSize(SqlDialect.POSTGRESQL, 40)).isEqualTo(3);
+        assertThat(new SkailProperties.Worker().concurrency(null)).isEqualTo(expected);
         assertThat(new SkailProperties.Worker().prefetch(null)).isZero();
     }
 
