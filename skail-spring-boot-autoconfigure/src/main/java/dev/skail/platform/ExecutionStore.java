@@ -152,6 +152,16 @@ public interface ExecutionStore {
         };
     }
 
+    /**
+     * Whether {@link #onEnded} hears the end of every execution of the store, whichever instance or process ends it,
+     * once listening has started (and, after a break, with {@code null}). A runtime then trusts that an execution it
+     * has just created, and has heard no end of since, has not ended: a caller that waits for it reads nothing as the
+     * wait starts. False by default.
+     */
+    default boolean announcesEnds() {
+        return false;
+    }
+
     /** Extends the leases still held; returns those another runner holds now. */
     List<Lease> renew(List<Lease> leases, long now, long leaseUntil);
 

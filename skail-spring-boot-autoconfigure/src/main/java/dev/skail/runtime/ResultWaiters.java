@@ -25,7 +25,8 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * signalled ({@link #ended}) by this process's worker when it ends one, and by the store's notifications when another
  * instance does (PostgreSQL); each signal costs one store read, and only for an id someone waits for, unless it
  * carries the execution as the store wrote it at its end (PostgreSQL, an end of this process). A waiter also
- * reads the store once when it starts waiting (unless a delivery of the execution runs in this process then: see
+ * reads the store once when it starts waiting (unless its end is sure to be signalled here and it had not ended: a
+ * delivery of it runs in this process, or this process created it and has heard no end of it since; see
  * {@link #await}), and all of them are read again every {@code recheck} as a safety net
  * (a lost notification, a store that was unreachable, an execution ended by a path that signals nothing).
  */
@@ -45,7 +46,7 @@ final class ResultWaiters implements AutoCloseable {
 
     private final Supplier<AutoCloseable> listen;
 
-    private final Predicate<String> deliveredHere;
+    private final Predicate<String> signalledHere;
 
     /** Executions waited for by waits that read nothing as they started (see {@link #await}). */
     private final Set<String> unread = ConcurrentHashMap.newKeySet();
@@ -70,14 +71,15 @@ final class ResultWaiters implements AutoCloseable {
     }
 
     /**
-     * @param deliveredHere whether a delivery of the execution runs in this process now, whose end signals it (see
-     * {@link #await}): a wait that starts then reads nothing
+     * @param signalledHere whether the execution had not ended and its end is sure to be signalled here (a delivery of
+     * it runs in this process now, or this process created it and has heard no end of it since; see {@link #await}):
+     * a wait that starts then reads nothing
      */
     ResultWaiters(Function<String, Optional<SkailExecution>> find, Supplier<AutoCloseable> listen,
-            Predicate<String> deliveredHere) {
+            Predicate<String> signalledHere) {
         this.find = find;
         this.listen = listen;
-        this.deliveredHere = deliveredHere;
+        this.signalledHere = signalledHere;
     }
 
     void setRecheck(Duration recheck) {
@@ -105,9 +107,10 @@ final class ResultWaiters implements AutoCloseable {
         // the store once, as the wait starts; not while a delivery of it runs here: that delivery signals its end, or,
         // ending otherwise, signals the waits that read nothing (deliveryEnded). It stops counting as running here
         // before either, and this wait is marked as unread before it looks: a wait that saw it running is seen by
-        // the signal
+        // the signal. Nor when this process created it and has heard no end of it since (on a store that announces
+        // every end): the mark goes before the signal of an end, so a wait that saw it is seen by that signal
         this.unread.add(taskId);
-        if (!this.deliveredHere.test(taskId)) {
+        if (!this.signalledHere.test(taskId)) {
             this.unread.remove(taskId);
             checkSoon(started, taskId);
         }
@@ -174,6 +177,16 @@ final class ResultWaiters implements AutoCloseable {
     void deliveryEnded(String taskId) {
         if (this.unread.remove(taskId)) {
             ended(taskId);
+        }
+    }
+
+    /**
+     * Whether this registry listens for the ends other instances announce (it started, and listening did not fail to
+     * start): then every end announced from now on, or a {@code null} signal after a break, reaches {@link #ended}.
+     */
+    boolean listening() {
+        synchronized (this.lock) {
+            return this.listener != null;
         }
     }
 

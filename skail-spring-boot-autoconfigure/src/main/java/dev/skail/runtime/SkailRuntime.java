@@ -97,6 +97,21 @@ public class SkailRuntime {
     /** The executions a delivery runs for in this process now (see {@link #deliveryStarted}). */
     private final Set<String> deliveringHere = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    /**
+     * Executions this process has just created and has heard no end of since, on a store that announces every end
+     * ({@link ExecutionStore#announcesEnds}): until an end of one is heard, it has not ended, and a wait for it reads
+     * nothing as it starts. The newest {@value #CREATED_HERE_KEPT} are kept; a wait for an older one reads.
+     */
+    private final java.util.LinkedHashMap<String, Boolean> createdHere = new java.util.LinkedHashMap<>(256, 0.75f,
+            false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > CREATED_HERE_KEPT;
+        }
+    };
+
+    private static final int CREATED_HERE_KEPT = 4096;
+
     /** Cancels requested through this runtime, so that a delivery running here sees them at its next step. */
     private final Set<String> cancelRequests = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -126,7 +141,7 @@ public class SkailRuntime {
         this.asyncExecutor = new ThreadPoolExecutor(settings.asyncThreads(), settings.asyncThreads(), 30,
                 TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
         this.asyncExecutor.allowCoreThreadTimeOut(true);
-        this.results = new ResultWaiters(this::find, () -> store.onEnded(this::ended), this.deliveringHere::contains);
+        this.results = new ResultWaiters(this::find, () -> store.onEnded(this::ended), this::endSignalledHere);
     }
 
     public RuntimeSettings settings() {
@@ -272,13 +287,17 @@ public class SkailRuntime {
         SkailWorker worker = this.localWorker;
         boolean reserved = worker != null && worker.reserve();
         Lease lease = null;
-        Optional<ExecutionRow> existing;
+        Optional<ExecutionRow> existing = Optional.empty();
+        // marked before it exists, so that no end of it can be heard before the mark; unmarked, with a signal, when
+        // this trigger did not create it
+        boolean marked = markCreatedHere(taskId);
+        boolean created = false;
         try {
             if (reserved) {
                 Lease candidate = new Lease(taskId, this.settings.instanceId(), UUID.randomUUID().toString());
-                ExecutionStore.Created created;
+                ExecutionStore.Created createdClaimed;
                 try {
-                    created = this.store.createClaimed(row, tags, candidate, leaseUntil());
+                    createdClaimed = this.store.createClaimed(row, tags, candidate, leaseUntil());
                 }
                 catch (RuntimeException ex) {
                     // its commit may have happened (a deadline, a sync that failed): the lease is given back rather
@@ -287,16 +306,20 @@ public class SkailRuntime {
                     worker.releaseSoon(candidate);
                     throw ex;
                 }
-                existing = created.existing();
-                lease = created.claimed() ? candidate : null;
+                existing = createdClaimed.existing();
+                lease = createdClaimed.claimed() ? candidate : null;
             }
             else {
                 existing = this.store.create(row, tags);
             }
+            created = existing.isEmpty();
         }
         finally {
             if (reserved && lease == null) {
                 worker.unreserve();
+            }
+            if (marked && !created) {
+                ended(taskId);
             }
         }
         if (existing.isEmpty()) {
@@ -740,13 +763,53 @@ public class SkailRuntime {
     /** Tells the callers waiting for this execution (or for any, with {@code null}) that it may have ended. */
     void ended(@Nullable String taskId) {
         if (taskId != null) {
-            this.deliveringHere.remove(taskId); // before the signal: see ResultWaiters#await
+            // before the signal: see ResultWaiters#await
+            this.deliveringHere.remove(taskId);
+            unmarkCreatedHere(taskId);
         }
         else {
             // any may have ended (notifications may have been missed): waits that start now read, whatever runs here
+            // or was created here
             this.deliveringHere.clear();
+            synchronized (this.createdHere) {
+                this.createdHere.clear();
+            }
         }
         this.results.ended(taskId);
+    }
+
+    /**
+     * Whether the end of the execution, if it comes, is signalled to this process's waiters, and it had not ended when
+     * that became so: a delivery of it runs here, or this process created it and has heard no end of it since.
+     */
+    boolean endSignalledHere(String taskId) {
+        return this.deliveringHere.contains(taskId) || createdHere(taskId);
+    }
+
+    private boolean createdHere(String taskId) {
+        synchronized (this.createdHere) {
+            return this.createdHere.containsKey(taskId);
+        }
+    }
+
+    /**
+     * Marks an execution about to be created here, when the store announces every end and this process hears them
+     * (its waiters listen): a wait that starts before any end of it is heard need not read the store.
+     */
+    private boolean markCreatedHere(String taskId) {
+        if (!this.store.announcesEnds() || !this.results.listening()) {
+            return false;
+        }
+        synchronized (this.createdHere) {
+            this.createdHere.put(taskId, Boolean.TRUE);
+        }
+        return true;
+    }
+
+    private void unmarkCreatedHere(String taskId) {
+        synchronized (this.createdHere) {
+            this.createdHere.remove(taskId);
+        }
     }
 
     /** A delivery of the execution starts in this process: until it ends, its waiters need not read the store. */
@@ -759,7 +822,8 @@ public class SkailRuntime {
      * release, a lease lost), the waits that started while it ran, and so read nothing, read the store once.
      */
     void deliveryEnded(String taskId) {
-        if (this.deliveringHere.remove(taskId)) {
+        // one created here whose end has not been heard: its end will be, and the waits need not read before it
+        if (this.deliveringHere.remove(taskId) && !createdHere(taskId)) {
             this.results.deliveryEnded(taskId);
         }
     }
@@ -768,7 +832,9 @@ public class SkailRuntime {
      * Tells the callers waiting for this execution that it has ended, as {@code ended} (read from the store otherwise).
      */
     void ended(String taskId, dev.skail.platform.@Nullable TaggedExecution ended) {
-        this.deliveringHere.remove(taskId); // before the signal: see ResultWaiters#await
+        // before the signal: see ResultWaiters#await
+        this.deliveringHere.remove(taskId);
+        unmarkCreatedHere(taskId);
         if (ended == null) {
             this.results.ended(taskId);
         }

@@ -185,6 +185,9 @@ class EngineTests {
                         return (AutoCloseable) () -> {
                         };
                     }
+                    if (method.getName().equals("announcesEnds")) {
+                        return false; // it hears nothing
+                    }
                     try {
                         Object answer = method.invoke(target, args);
                         if (method.getName().equals("completeAndTell") && answer == null) {
@@ -248,6 +251,126 @@ class EngineTests {
         assertThat(ended.join().status()).isEqualTo(ExecutionStatus.COMPLETED);
         assertThat(ended.join().result()).isEqualTo("\"APROVADO pedido-42\"");
         assertThat(ended.join()).isEqualTo(this.harness.runtime.find(PEDIDO).orElseThrow());
+    }
+
+    /**
+     * A store that announces every end (as PostgreSQL does); its announcements are the test's, through the listener
+     * it hands over. Counts the reads of an execution.
+     */
+    private ExecutionStore announcingEnds(AtomicInteger reads,
+            java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> listener) {
+        ExecutionStore target = newStore();
+        return (ExecutionStore) Proxy.newProxyInstance(ExecutionStore.class.getClassLoader(),
+                new Class<?>[] { ExecutionStore.class }, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "findTagged" -> reads.incrementAndGet();
+                        case "announcesEnds" -> {
+                            return true;
+                        }
+                        case "onEnded" -> {
+                            @SuppressWarnings("unchecked")
+                            java.util.function.Consumer<String> ended = (java.util.function.Consumer<String>) args[0];
+                            listener.set(ended);
+                            return (AutoCloseable) () -> {
+                            };
+                        }
+                        default -> {
+                        }
+                    }
+                    try {
+                        Object answer = method.invoke(target, args);
+                        if (method.getName().equals("completeAndTell") && answer == null) {
+                            // it tells the end as PostgreSQL's store does, whatever store it wraps
+                            return target.findTagged(((Lease) args[0]).taskId()).orElseThrow();
+                        }
+                        return answer;
+                    }
+                    catch (InvocationTargetException ex) {
+                        throw ex.getCause();
+                    }
+                });
+    }
+
+    @Test
+    void onAStoreThatAnnouncesEveryEndAWaitForAnExecutionCreatedHereReadsNothingAsItStartsNorWhenItSleeps()
+            throws Exception {
+        AtomicInteger reads = new AtomicInteger();
+        var listener = new java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>>();
+        this.harness = EngineHarness.of(new PedidoComEspera(this.runs), announcingEnds(reads, listener),
+                SkailJson.createDefault());
+        this.harness.runtime.setResultRecheckInterval(Duration.ofHours(1)); // no safety-net read during the test
+        // before any wait, nothing listens: an execution created then is not trusted to be heard ending
+        this.harness.trigger("processarPedido", "pedido-1", "pedido-1", VALOR);
+        assertThat(this.harness.runtime.endSignalledHere("pedido-1")).isFalse();
+        assertThat(this.harness.runtime.awaitEnd("pedido-1")).isNotDone();
+        org.awaitility.Awaitility.await().until(() -> reads.get() == 1);
+        assertThat(listener.get()).isNotNull();
+
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
+        assertThat(this.harness.runtime.endSignalledHere(PEDIDO)).isTrue();
+        java.util.concurrent.CompletableFuture<dev.skail.SkailExecution> ended = this.harness.runtime.awaitEnd(PEDIDO);
+        assertThat(this.harness.runUntilQuiet(PEDIDO).status()).isEqualTo(ExecutionStatus.WAITING);
+        this.harness.advance(Duration.ofHours(1));
+        assertThat(this.harness.runUntilQuiet(PEDIDO).status()).isEqualTo(ExecutionStatus.COMPLETED);
+
+        // answered with the end as the store told it: no read as the wait started, none when it slept, none at its end
+        assertThat(ended.get(10, java.util.concurrent.TimeUnit.SECONDS).result()).isEqualTo("\"APROVADO pedido-42\"");
+        assertThat(reads).hasValue(1);
+        assertThat(this.harness.runtime.endSignalledHere(PEDIDO)).isFalse();
+    }
+
+    @Test
+    void onAStoreThatAnnouncesEveryEndAnEndHeardBeforeTheWaitStartsOrARepeatedTriggerMakesTheWaitRead()
+            throws Exception {
+        AtomicInteger reads = new AtomicInteger();
+        var listener = new java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>>();
+        this.harness = EngineHarness.of(new PedidoComEspera(this.runs), announcingEnds(reads, listener),
+                SkailJson.createDefault());
+        this.harness.runtime.setResultRecheckInterval(Duration.ofHours(1)); // a wait that reads nothing would hang
+        assertThat(this.harness.runtime.awaitEnd("nada"))
+            .failsWithin(Duration.ofSeconds(10))
+            .withThrowableThat()
+            .withCauseInstanceOf(dev.skail.SkailNotFoundException.class);
+
+        // ended here before anyone waits: the wait reads it, ended
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
+        assertThat(this.harness.runtime.endSignalledHere(PEDIDO)).isTrue();
+        this.harness.runUntilQuiet(PEDIDO);
+        this.harness.advance(Duration.ofHours(1));
+        assertThat(this.harness.runUntilQuiet(PEDIDO).status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(this.harness.runtime.endSignalledHere(PEDIDO)).isFalse();
+        assertThat(this.harness.runtime.awaitEnd(PEDIDO).get(10, java.util.concurrent.TimeUnit.SECONDS).status())
+            .isEqualTo(ExecutionStatus.COMPLETED);
+
+        // a trigger that repeats the id of an execution that has ended creates nothing: its wait reads
+        assertThat(this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR).created()).isFalse();
+        assertThat(this.harness.runtime.endSignalledHere(PEDIDO)).isFalse();
+        assertThat(this.harness.runtime.awaitEnd(PEDIDO).get(10, java.util.concurrent.TimeUnit.SECONDS).status())
+            .isEqualTo(ExecutionStatus.COMPLETED);
+
+        // an end another instance announces, and missed announcements (listening again after a break), unmark
+        this.harness.trigger("processarPedido", "pedido-2", "pedido-2", VALOR);
+        this.harness.trigger("processarPedido", "pedido-3", "pedido-3", VALOR);
+        assertThat(this.harness.runtime.endSignalledHere("pedido-2")).isTrue();
+        listener.get().accept("pedido-2");
+        assertThat(this.harness.runtime.endSignalledHere("pedido-2")).isFalse();
+        assertThat(this.harness.runtime.endSignalledHere("pedido-3")).isTrue();
+        listener.get().accept(null);
+        assertThat(this.harness.runtime.endSignalledHere("pedido-3")).isFalse();
+    }
+
+    @Test
+    void onAStoreThatDoesNotAnnounceEveryEndAWaitReadsAsItStarts() {
+        AtomicInteger reads = new AtomicInteger();
+        this.harness = EngineHarness.of(new PedidoComEspera(this.runs), countingReads(reads),
+                SkailJson.createDefault());
+        this.harness.runtime.setResultRecheckInterval(Duration.ofHours(1));
+        this.harness.runtime.awaitEnd("nada");
+        org.awaitility.Awaitility.await().until(() -> reads.get() == 1);
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
+        assertThat(this.harness.runtime.endSignalledHere(PEDIDO)).isFalse();
+        this.harness.runtime.awaitEnd(PEDIDO);
+        org.awaitility.Awaitility.await().until(() -> reads.get() == 2);
     }
 
     @Test

@@ -340,6 +340,12 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         };
     }
 
+    /** On PostgreSQL: every end notifies in its own transaction ({@link #onEnded}). */
+    @Override
+    public boolean announcesEnds() {
+        return this.dialect == SqlDialect.POSTGRESQL;
+    }
+
     /** Migrates under the database's lock for it, then, once, what the store does when it starts. */
     private Void migrateAndStart() throws SQLException {
         this.customization.migrating(this.dataSource, this::migrate);
