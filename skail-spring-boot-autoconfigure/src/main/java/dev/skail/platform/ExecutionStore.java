@@ -141,11 +141,11 @@ public interface ExecutionStore {
 
     /**
      * Calls {@code ended} with the id of every execution another instance ends (COMPLETED, FAILED, CANCELLED), so that
-     * callers waiting for its result here need not poll; with {@code null} when any may have ended unheard (listening
-     * started again after a broken connection). Nothing by default: a store that one process uses alone has no one
-     * else to hear from.
+     * callers waiting for its result here need not poll; with {@code null} when any may have ended unheard: each time
+     * listening starts, the first time included (listening may start some time after this returns, and again after a
+     * broken connection). Nothing by default: a store that one process uses alone has no one else to hear from.
      * @param ended what to call, on a thread of the store's; quick, it must not block
-     * @return what stops listening
+     * @return what stops listening; a {@link Listening} when the store {@linkplain #announcesEnds announces every end}
      */
     default AutoCloseable onEnded(java.util.function.Consumer<@Nullable String> ended) {
         return () -> {
@@ -153,13 +153,23 @@ public interface ExecutionStore {
     }
 
     /**
-     * Whether {@link #onEnded} hears the end of every execution of the store, whichever instance or process ends it,
-     * once listening has started (and, after a break, with {@code null}). A runtime then trusts that an execution it
-     * has just created, and has heard no end of since, has not ended: a caller that waits for it reads nothing as the
-     * wait starts. False by default.
+     * Whether every end of an execution of the store, whichever instance or process ends it, reaches {@link #onEnded}
+     * while its {@link Listening} listens. A runtime then trusts that an execution it created while listening, and has
+     * heard no end of since, has not ended: a caller that waits for it reads nothing as the wait starts. False by
+     * default.
      */
     default boolean announcesEnds() {
         return false;
+    }
+
+    /** What {@link #onEnded} returns on a store that {@linkplain #announcesEnds announces every end}. */
+    interface Listening extends AutoCloseable {
+
+        /**
+         * Whether every end announced now reaches the listener: listening has started and has not been seen to break
+         * since (a connection dropped silently is seen at its next check).
+         */
+        boolean listening();
     }
 
     /** Extends the leases still held; returns those another runner holds now. */

@@ -57,7 +57,7 @@ final class ResultWaiters implements AutoCloseable {
 
     private @Nullable ScheduledThreadPoolExecutor executor;
 
-    private @Nullable AutoCloseable listener;
+    private volatile @Nullable AutoCloseable listener;
 
     private boolean closed;
 
@@ -181,13 +181,12 @@ final class ResultWaiters implements AutoCloseable {
     }
 
     /**
-     * Whether this registry listens for the ends other instances announce (it started, and listening did not fail to
-     * start): then every end announced from now on, or a {@code null} signal after a break, reaches {@link #ended}.
+     * Whether this registry hears every end announced now: it started listening, and the store's listener
+     * ({@link dev.skail.platform.ExecutionStore.Listening}) listens; when that starts again after a break, a
+     * {@code null} signal reaches {@link #ended} first.
      */
     boolean listening() {
-        synchronized (this.lock) {
-            return this.listener != null;
-        }
+        return (this.listener instanceof dev.skail.platform.ExecutionStore.Listening listens) && listens.listening();
     }
 
     /** Whether someone waits for the execution. */

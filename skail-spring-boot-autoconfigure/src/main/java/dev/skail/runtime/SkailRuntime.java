@@ -98,19 +98,11 @@ public class SkailRuntime {
     private final Set<String> deliveringHere = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
-     * Executions this process has just created and has heard no end of since, on a store that announces every end
-     * ({@link ExecutionStore#announcesEnds}): until an end of one is heard, it has not ended, and a wait for it reads
-     * nothing as it starts. The newest {@value #CREATED_HERE_KEPT} are kept; a wait for an older one reads.
+     * Executions this process created while it heard every end announced ({@link ExecutionStore#announcesEnds}), and
+     * has heard no end of since: while it still hears them, such an execution has not ended, and a wait for it reads
+     * nothing as it starts.
      */
-    private final java.util.LinkedHashMap<String, Boolean> createdHere = new java.util.LinkedHashMap<>(256, 0.75f,
-            false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-            return size() > CREATED_HERE_KEPT;
-        }
-    };
-
-    private static final int CREATED_HERE_KEPT = 4096;
+    private final RecentIds createdHere = new RecentIds(4096);
 
     /** Cancels requested through this runtime, so that a delivery running here sees them at its next step. */
     private final Set<String> cancelRequests = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -289,8 +281,8 @@ public class SkailRuntime {
         Lease lease = null;
         Optional<ExecutionRow> existing = Optional.empty();
         // marked before it exists, so that no end of it can be heard before the mark; unmarked, with a signal, when
-        // this trigger did not create it
-        boolean marked = markCreatedHere(taskId);
+        // this trigger did not create it (a wait that saw the mark meanwhile reads then)
+        boolean marked = this.store.announcesEnds() && this.results.listening() && this.createdHere.add(taskId);
         boolean created = false;
         try {
             if (reserved) {
@@ -319,7 +311,8 @@ public class SkailRuntime {
                 worker.unreserve();
             }
             if (marked && !created) {
-                ended(taskId);
+                this.createdHere.remove(taskId);
+                this.results.ended(taskId);
             }
         }
         if (existing.isEmpty()) {
@@ -753,8 +746,9 @@ public class SkailRuntime {
      * A future completed with the execution once it has ended (COMPLETED, FAILED or CANCELLED), exceptionally with
      * {@link SkailNotFoundException} if it does not exist. No thread waits meanwhile: the end is signalled by this
      * process's worker and, on PostgreSQL, by other instances' notifications; the store is read once as the wait
-     * starts (not when a delivery of the execution runs in this process then: it signals) and then every few seconds
-     * as a safety net. Cancel the future to stop waiting.
+     * starts (not when a delivery of the execution runs in this process then: it signals; nor, on PostgreSQL, when
+     * this process created it and has heard no end of it since) and then every few seconds as a safety net. Cancel
+     * the future to stop waiting.
      */
     public java.util.concurrent.CompletableFuture<SkailExecution> awaitEnd(String taskId) {
         return this.results.await(taskId);
@@ -765,15 +759,13 @@ public class SkailRuntime {
         if (taskId != null) {
             // before the signal: see ResultWaiters#await
             this.deliveringHere.remove(taskId);
-            unmarkCreatedHere(taskId);
+            this.createdHere.remove(taskId);
         }
         else {
             // any may have ended (notifications may have been missed): waits that start now read, whatever runs here
             // or was created here
             this.deliveringHere.clear();
-            synchronized (this.createdHere) {
-                this.createdHere.clear();
-            }
+            this.createdHere.clear();
         }
         this.results.ended(taskId);
     }
@@ -783,33 +775,12 @@ public class SkailRuntime {
      * that became so: a delivery of it runs here, or this process created it and has heard no end of it since.
      */
     boolean endSignalledHere(String taskId) {
-        return this.deliveringHere.contains(taskId) || createdHere(taskId);
+        return this.deliveringHere.contains(taskId) || createdHereAndHeard(taskId);
     }
 
-    private boolean createdHere(String taskId) {
-        synchronized (this.createdHere) {
-            return this.createdHere.containsKey(taskId);
-        }
-    }
-
-    /**
-     * Marks an execution about to be created here, when the store announces every end and this process hears them
-     * (its waiters listen): a wait that starts before any end of it is heard need not read the store.
-     */
-    private boolean markCreatedHere(String taskId) {
-        if (!this.store.announcesEnds() || !this.results.listening()) {
-            return false;
-        }
-        synchronized (this.createdHere) {
-            this.createdHere.put(taskId, Boolean.TRUE);
-        }
-        return true;
-    }
-
-    private void unmarkCreatedHere(String taskId) {
-        synchronized (this.createdHere) {
-            this.createdHere.remove(taskId);
-        }
+    /** Created here while every end was heard, no end of it heard since, and every end still heard now. */
+    private boolean createdHereAndHeard(String taskId) {
+        return this.createdHere.contains(taskId) && this.results.listening();
     }
 
     /** A delivery of the execution starts in this process: until it ends, its waiters need not read the store. */
@@ -819,11 +790,12 @@ public class SkailRuntime {
 
     /**
      * The delivery of the execution has ended here: when it did not signal the execution's end (a suspension, a
-     * release, a lease lost), the waits that started while it ran, and so read nothing, read the store once.
+     * release, a lease lost), the waits that started while it ran, and so read nothing, read the store once; not for
+     * an execution created here whose end has not been heard (see {@link #endSignalledHere}).
      */
     void deliveryEnded(String taskId) {
         // one created here whose end has not been heard: its end will be, and the waits need not read before it
-        if (this.deliveringHere.remove(taskId) && !createdHere(taskId)) {
+        if (this.deliveringHere.remove(taskId) && !createdHereAndHeard(taskId)) {
             this.results.deliveryEnded(taskId);
         }
     }
@@ -834,7 +806,7 @@ public class SkailRuntime {
     void ended(String taskId, dev.skail.platform.@Nullable TaggedExecution ended) {
         // before the signal: see ResultWaiters#await
         this.deliveringHere.remove(taskId);
-        unmarkCreatedHere(taskId);
+        this.createdHere.remove(taskId);
         if (ended == null) {
             this.results.ended(taskId);
         }
@@ -859,6 +831,38 @@ public class SkailRuntime {
      * @param execution the execution
      * @param created whether this trigger created it
      */
+    /** A set of ids that keeps the newest {@code capacity} added; thread-safe. */
+    private static final class RecentIds {
+
+        private final java.util.LinkedHashSet<String> ids = new java.util.LinkedHashSet<>();
+
+        private final int capacity;
+
+        RecentIds(int capacity) {
+            this.capacity = capacity;
+        }
+
+        synchronized boolean add(String id) {
+            this.ids.add(id);
+            if (this.ids.size() > this.capacity) {
+                this.ids.remove(this.ids.iterator().next());
+            }
+            return true;
+        }
+
+        synchronized boolean contains(String id) {
+            return this.ids.contains(id);
+        }
+
+        synchronized void remove(String id) {
+            this.ids.remove(id);
+        }
+
+        synchronized void clear() {
+            this.ids.clear();
+        }
+    }
+
     public record Triggered(SkailExecution execution, boolean created) {
     }
 }

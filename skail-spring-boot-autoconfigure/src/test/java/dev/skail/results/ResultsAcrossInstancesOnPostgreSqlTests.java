@@ -34,12 +34,7 @@ class ResultsAcrossInstancesOnPostgreSqlTests {
 
     @Test
     void aHandleOnAnInstanceWithoutWorkerCompletesWhenTheOtherInstanceEndsTheExecution() throws Exception {
-        try (Connection connection = DriverManager.getConnection(PostgreSqlForTests.url());
-                Statement statement = connection.createStatement()) {
-            statement.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
-        }
-        String url = PostgreSqlForTests.url() + (PostgreSqlForTests.url().contains("?") ? "&" : "?")
-                + "currentSchema=" + SCHEMA;
+        String url = url();
         try (ConfigurableApplicationContext worker = start(url, true);
                 ConfigurableApplicationContext caller = start(url, false)) {
             caller.getBean(SkailRuntime.class).setResultRecheckInterval(Duration.ofHours(1));
@@ -61,6 +56,52 @@ class ResultsAcrossInstancesOnPostgreSqlTests {
             assertThat(ended.status()).isEqualTo(ExecutionStatus.COMPLETED);
             assertThat(heardAt.get() - ended.updatedAt().toEpochMilli()).isLessThan(1_000);
         }
+    }
+
+    @Test
+    void aWaitForAnExecutionThisInstanceCreatedThatTheOtherEndedBeforeTheWaitStartedIsAnsweredAtOnce()
+            throws Exception {
+        String url = url();
+        try (ConfigurableApplicationContext worker = start(url, true);
+                ConfigurableApplicationContext caller = start(url, false)) {
+            caller.getBean(SkailRuntime.class).setResultRecheckInterval(Duration.ofHours(1));
+            SkailClient callerClient = caller.getBean(SkailClient.class);
+            SkailClient workerClient = worker.getBean(SkailClient.class);
+            // a first wait, answered through the notification of ended executions: the caller listens for them
+            CompletableFuture<String> first = callerClient
+                .<String>trigger("esperarAprovacao", "created-1", "pedido-7")
+                .resultAsync();
+            await().atMost(Duration.ofSeconds(20))
+                .until(() -> workerClient.find("created-1").map(SkailExecution::status).orElse(null),
+                        ExecutionStatus.WAITING::equals);
+            workerClient.fire("created-1", "aprovado", "caio");
+            assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("pedido-7 aprovado por caio");
+
+            // created here while listening: a wait for it reads nothing as it starts. The other instance ends it
+            // before anyone here waits: the end heard makes the wait read, and it is answered at once
+            SkailHandle<ResultsApp.Recibo> handle = callerClient.trigger("pagar", "created-2", "pedido-8",
+                    new java.math.BigDecimal("150.00"));
+            await().atMost(Duration.ofSeconds(20))
+                .until(() -> workerClient.find("created-2").map(SkailExecution::status).orElse(null),
+                        ExecutionStatus.COMPLETED::equals);
+            assertThat(handle.resultAsync().get(10, TimeUnit.SECONDS))
+                .isEqualTo(new ResultsApp.Recibo("pedido-8", new java.math.BigDecimal("150.50")));
+
+            // and one ended after the wait started is answered by the end's notification
+            SkailHandle<ResultsApp.Recibo> later = callerClient.trigger("pagar", "created-3", "pedido-9",
+                    new java.math.BigDecimal("20.10"));
+            assertThat(later.resultAsync().get(10, TimeUnit.SECONDS))
+                .isEqualTo(new ResultsApp.Recibo("pedido-9", new java.math.BigDecimal("20.60")));
+        }
+    }
+
+    private static String url() throws java.sql.SQLException {
+        try (Connection connection = DriverManager.getConnection(PostgreSqlForTests.url());
+                Statement statement = connection.createStatement()) {
+            statement.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
+        }
+        return PostgreSqlForTests.url() + (PostgreSqlForTests.url().contains("?") ? "&" : "?") + "currentSchema="
+                + SCHEMA;
     }
 
     private static ConfigurableApplicationContext start(String url, boolean worker) {

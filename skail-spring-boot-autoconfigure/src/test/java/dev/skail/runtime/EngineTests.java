@@ -255,10 +255,16 @@ class EngineTests {
 
     /**
      * A store that announces every end (as PostgreSQL does); its announcements are the test's, through the listener
-     * it hands over. Counts the reads of an execution.
+     * it hands over, which listens while {@code listens} holds. Counts the reads of an execution.
      */
     private ExecutionStore announcingEnds(AtomicInteger reads,
             java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> listener) {
+        return announcingEnds(reads, listener, new AtomicBoolean(true));
+    }
+
+    private ExecutionStore announcingEnds(AtomicInteger reads,
+            java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> listener,
+            AtomicBoolean listens) {
         ExecutionStore target = newStore();
         return (ExecutionStore) Proxy.newProxyInstance(ExecutionStore.class.getClassLoader(),
                 new Class<?>[] { ExecutionStore.class }, (proxy, method, args) -> {
@@ -271,7 +277,16 @@ class EngineTests {
                             @SuppressWarnings("unchecked")
                             java.util.function.Consumer<String> ended = (java.util.function.Consumer<String>) args[0];
                             listener.set(ended);
-                            return (AutoCloseable) () -> {
+                            return new ExecutionStore.Listening() {
+
+                                @Override
+                                public boolean listening() {
+                                    return listens.get();
+                                }
+
+                                @Override
+                                public void close() {
+                                }
                             };
                         }
                         default -> {
@@ -357,6 +372,31 @@ class EngineTests {
         assertThat(this.harness.runtime.endSignalledHere("pedido-3")).isTrue();
         listener.get().accept(null);
         assertThat(this.harness.runtime.endSignalledHere("pedido-3")).isFalse();
+    }
+
+    @Test
+    void anExecutionCreatedWhileTheStoresListenerIsDownOrAWaitThatStartsWhileItIsDownReads() throws Exception {
+        AtomicInteger reads = new AtomicInteger();
+        var listener = new java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>>();
+        AtomicBoolean listens = new AtomicBoolean(false);
+        this.harness = EngineHarness.of(new PedidoComEspera(this.runs), announcingEnds(reads, listener, listens),
+                SkailJson.createDefault());
+        this.harness.runtime.setResultRecheckInterval(Duration.ofHours(1));
+        this.harness.runtime.awaitEnd("nada");
+        org.awaitility.Awaitility.await().until(() -> reads.get() == 1);
+
+        // not listening yet (a LISTEN not sent, or failing): an end announced now would be missed
+        this.harness.trigger("processarPedido", "pedido-1", "pedido-1", VALOR);
+        assertThat(this.harness.runtime.endSignalledHere("pedido-1")).isFalse();
+
+        // created while it listened, then the listening broke: a wait that starts now reads
+        listens.set(true);
+        this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR);
+        assertThat(this.harness.runtime.endSignalledHere(PEDIDO)).isTrue();
+        listens.set(false);
+        assertThat(this.harness.runtime.endSignalledHere(PEDIDO)).isFalse();
+        this.harness.runtime.awaitEnd(PEDIDO);
+        org.awaitility.Awaitility.await().until(() -> reads.get() == 2);
     }
 
     @Test

@@ -327,20 +327,29 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     /**
      * {@inheritDoc}
      * <p>
-     * On PostgreSQL, a connection of the pool listens on the channel of ended executions, which {@link #complete} and
-     * {@link #fail} notify in their transaction; on H2 there is nothing to listen to.
+     * On PostgreSQL, a connection of the pool listens on the channel of ended executions, which {@link #complete},
+     * {@link #fail} and {@link #cancelled} notify in their transaction; on H2 there is nothing to listen to.
      */
     @Override
-    public AutoCloseable onEnded(java.util.function.Consumer<@Nullable String> ended) {
+    public ExecutionStore.Listening onEnded(java.util.function.Consumer<@Nullable String> ended) {
         AutoCloseable listener = this.customization.listenEnded(this.dataSource, ended);
         this.listeners.add(listener);
-        return () -> {
-            this.listeners.remove(listener);
-            listener.close();
+        return new ExecutionStore.Listening() {
+
+            @Override
+            public boolean listening() {
+                return (listener instanceof ExecutionStore.Listening listens) && listens.listening();
+            }
+
+            @Override
+            public void close() throws Exception {
+                JdbcExecutionStore.this.listeners.remove(listener);
+                listener.close();
+            }
         };
     }
 
-    /** On PostgreSQL: every end notifies in its own transaction ({@link #onEnded}). */
+    /** On PostgreSQL: every end notifies in its transaction ({@link #onEnded}). */
     @Override
     public boolean announcesEnds() {
         return this.dialect == SqlDialect.POSTGRESQL;

@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
+import dev.skail.platform.ExecutionStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -23,7 +24,7 @@ import org.postgresql.PGNotification;
  * growing pause (the worker's polls go on meanwhile), and wakes up once it listens again, since work may have become
  * due while nobody listened.
  */
-final class PostgreSqlNotificationListener implements AutoCloseable {
+final class PostgreSqlNotificationListener implements ExecutionStore.Listening {
 
     private static final Log logger = LogFactory.getLog(PostgreSqlNotificationListener.class);
 
@@ -56,6 +57,9 @@ final class PostgreSqlNotificationListener implements AutoCloseable {
 
     /** Whether the connection listens (the listening thread's own state). */
     private boolean listening;
+
+    /** Whether the connection listens, for other threads: set after LISTEN and before {@link #wakeUp}. */
+    private volatile boolean listens;
 
     /** Whether the last attempt to listen failed (the listening thread's own state). */
     private boolean failing;
@@ -115,6 +119,7 @@ final class PostgreSqlNotificationListener implements AutoCloseable {
             }
             try {
                 this.listening = true;
+                this.listens = true;
                 if (this.failing) {
                     logger.info("skail listens for due work on PostgreSQL again");
                     this.failing = false;
@@ -140,6 +145,7 @@ final class PostgreSqlNotificationListener implements AutoCloseable {
                 }
             }
             finally {
+                this.listens = false;
                 unlisten(connection);
             }
         }
@@ -178,6 +184,11 @@ final class PostgreSqlNotificationListener implements AutoCloseable {
     }
 
     /** Stops listening and gives the connection back; waits for the thread a little longer than one wait. */
+    @Override
+    public boolean listening() {
+        return this.listens && this.running;
+    }
+
     @Override
     public void close() {
         this.running = false;

@@ -328,6 +328,29 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         }
     }
 
+    @Test
+    void everyEndIsAnnouncedToAListenerThatSaysWhetherItListensAndFirstHearsThatAnyMayHaveEnded() throws Exception {
+        assertThat(this.store.announcesEnds()).isTrue();
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        dev.skail.platform.ExecutionStore.Listening listener = (dev.skail.platform.ExecutionStore.Listening) this.store
+            .onEnded((taskId) -> heard.add(String.valueOf(taskId)));
+        try {
+            // it listens a moment after it is returned; once it does, it says that any may have ended unheard
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(listener::listening);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> heard.contains("null"));
+            assertThat(heard.get(0)).isEqualTo("null");
+
+            Lease lease = claimed("[{\"valor\":150.00,\"em\":\"2026-12-06T09:15:30-03:00\"}]");
+            this.store.complete(lease, "{\"cobrado\":150.00}", 200);
+
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> heard.contains("t-1"));
+        }
+        finally {
+            listener.close();
+        }
+        assertThat(listener.listening()).isFalse();
+    }
+
     /** Execution {@code t-1}, created with these arguments and claimed at 100 with a lease until 30,100. */
     private Lease claimed(String arguments) {
         this.store.create(new ExecutionRow("t-1", "vendas", "v1", "processarPedido", arguments,

@@ -41,6 +41,12 @@ class JdbcExecutionStoreTests {
     }
 
     @Test
+    void theEmbeddedStoreDoesNotAnnounceEndsOnlyPostgreSqlDoes() {
+        // one process uses H2 alone: the ends it hears are its own
+        assertThat(this.store.announcesEnds()).isEqualTo(this instanceof JdbcExecutionStoreOnPostgreSqlTests);
+    }
+
+    @Test
     void initializeTwiceKeepsTheSchemaAndTheData() {
         this.store.create(execution("t-1", 0));
 
