@@ -105,9 +105,10 @@ public interface ExecutionStore {
             Set<String> exclude);
 
     /**
-     * As {@link #claimDue}, each lease with its execution's history when the store can tell it with the claim: exactly
-     * what {@link #history} would read right after the claim. The runner then need not read it. {@code null} history
-     * otherwise, and always by default (the leases of {@link #claimDue}).
+     * As {@link #claimDue}, each lease with its execution's history when the claim itself can tell it: an execution
+     * with no step, attempt or event yet (its first delivery), whose history is then exactly what {@link #history}
+     * would read right after the claim. The runner then need not read it. {@code null} history otherwise, and always
+     * by default (the leases of {@link #claimDue}).
      */
     default List<Claimed> claimDueWithHistory(String workload, String version, String owner, int limit, long now,
             long leaseUntil, Set<String> exclude) {

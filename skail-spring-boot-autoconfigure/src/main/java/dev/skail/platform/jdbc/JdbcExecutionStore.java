@@ -8,7 +8,6 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -863,8 +862,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     /**
      * {@inheritDoc}
      * <p>
-     * On PostgreSQL the claim also returns each execution's row, and the histories of all it took are read in one
-     * round trip once it has committed: the runner reads none of them again. Elsewhere as {@link #claimDue}.
+     * On PostgreSQL the claim also returns each execution's row, and, in the same round trip, which of them have a
+     * step, an attempt or an event (read once the claim holds their rows): the history of any other is that row and
+     * nothing else, and the runner does not read it again. Elsewhere as {@link #claimDue}.
      */
     @Override
     public List<Claimed> claimDueWithHistory(String workload, String version, String owner, int limit, long now,
@@ -1923,55 +1923,6 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      */
     private static final String HISTORY_BY_ID = String.join("; ", EXECUTION_BY_ID, STEPS_BY_ID, ATTEMPTS_BY_ID,
             EVENTS_BY_ID);
-
-    /** The steps, attempts and events of several executions in one text, each part ordered by execution. */
-    private static final String HISTORIES_BY_IDS = String.join("; ",
-            "SELECT " + STEP_COLUMNS + " FROM skail_step WHERE task_id = ANY (?) ORDER BY task_id, position",
-            "SELECT " + ATTEMPT_COLUMNS + " FROM skail_attempt WHERE task_id = ANY (?) "
-                    + "ORDER BY task_id, position, function_attempt, number",
-            "SELECT id, task_id, name, payload, fired_at, consumed_position FROM skail_event WHERE task_id = ANY (?) "
-                    + "ORDER BY task_id, id");
-
-    /**
-     * The histories of these executions, each with the row given, read in one round trip on PostgreSQL
-     * ({@link #HISTORIES_BY_IDS}): what {@link #history} would read, but the row.
-     */
-    static Map<String, StoredHistory> histories(Connection connection, List<ExecutionRow> executions)
-            throws SQLException {
-        java.sql.Array ids = connection.createArrayOf("varchar",
-                executions.stream().map(ExecutionRow::taskId).toArray());
-        try (PreparedStatement ps = connection.prepareStatement(HISTORIES_BY_IDS)) {
-            for (int index = 1; index <= 3; index++) {
-                ps.setArray(index, ids);
-            }
-            ps.execute();
-            Map<String, List<StepRow>> steps = new HashMap<>();
-            try (ResultSet rs = ps.getResultSet()) {
-                for (StepRow step : rows(rs, JdbcExecutionStore::stepRow)) {
-                    steps.computeIfAbsent(step.taskId(), (id) -> new ArrayList<>()).add(step);
-                }
-            }
-            Map<String, List<AttemptRow>> attempts = new HashMap<>();
-            for (AttemptRow attempt : next(ps, JdbcExecutionStore::attemptRow)) {
-                attempts.computeIfAbsent(attempt.taskId(), (id) -> new ArrayList<>()).add(attempt);
-            }
-            Map<String, List<EventRow>> events = new HashMap<>();
-            for (EventRow event : next(ps, JdbcExecutionStore::eventRow)) {
-                events.computeIfAbsent(event.taskId(), (id) -> new ArrayList<>()).add(event);
-            }
-            Map<String, StoredHistory> histories = new HashMap<>();
-            for (ExecutionRow execution : executions) {
-                List<StepRow> its = steps.getOrDefault(execution.taskId(), List.of());
-                histories.put(execution.taskId(), new StoredHistory(execution, its,
-                        withImpliedAttempts(its, attempts.getOrDefault(execution.taskId(), List.of())),
-                        events.getOrDefault(execution.taskId(), List.of())));
-            }
-            return histories;
-        }
-        finally {
-            ids.free();
-        }
-    }
 
     /** A row reader, for {@link #rows}. */
     @FunctionalInterface

@@ -10,12 +10,9 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 
 import javax.sql.DataSource;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import dev.skail.platform.ExecutionRow;
@@ -38,8 +35,6 @@ import dev.skail.platform.StoredHistory;
  * </ul>
  */
 final class PostgreSqlJdbcCustomization extends JdbcCustomization {
-
-    private static final Log logger = LogFactory.getLog(PostgreSqlJdbcCustomization.class);
 
     /** The first key of the advisory lock around migrations ("skai"); the second is the schema's. */
     private static final int MIGRATION_LOCK = 0x736b6169;
@@ -71,6 +66,22 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
 
     /** Where the token follows the execution's row in {@link #CLAIM}'s answer. */
     private static final int CLAIM_TOKEN = JdbcExecutionStore.EXECUTION_COLUMN_COUNT + 1;
+
+    /**
+     * The claim, then, in the same transaction and round trip, which of the executions it claimed have a step, an
+     * attempt or an event: read after the claim's row locks are taken, in a snapshot that sees every commit before
+     * them (nobody writes a step or an attempt without the lease, and an event waits for the row's lock), so an
+     * execution not named here has no history besides its row. That holds at PostgreSQL's default isolation (READ
+     * COMMITTED: the second statement takes a snapshot of its own); at REPEATABLE READ or above, both share the
+     * claim's snapshot, and a row written since it fails the claim (a serialization failure, retried) instead. The rows this claim took are found by what it wrote
+     * into them (owner, lease end, time); another row of this owner written alike may be named too, and is ignored.
+     */
+    private static final String CLAIM_WITH_HISTORIES = CLAIM + "; SELECT e.task_id FROM skail_execution e "
+            + "WHERE e.workload = ? AND e.version = ? AND e.status = 'RUNNING' AND e.lease_owner = ? "
+            + "AND e.lease_until = ? AND e.updated_at = ? "
+            + "AND (EXISTS (SELECT 1 FROM skail_step s WHERE s.task_id = e.task_id) "
+            + "OR EXISTS (SELECT 1 FROM skail_attempt a WHERE a.task_id = e.task_id) "
+            + "OR EXISTS (SELECT 1 FROM skail_event v WHERE v.task_id = e.task_id))";
 
     /** A notification on the channel of the execution's own workload version, the same as {@link #channel}. */
     private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL_PREFIX
@@ -130,45 +141,44 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
     }
 
     /**
-     * The claim, then the histories of the executions it took, read in one round trip once it has committed (see
-     * {@link JdbcExecutionStore#claimDueWithHistory}). Each execution's row is the one the claim returned. A step or an
-     * attempt is written under the lease it names, in a transaction that locks the execution's row: one that
-     * committed before the claim took the row is read, and none can commit after it (the claim gave the execution a
-     * new lease). An event fired later is as it would be for a history read later. When the read fails, the leases
-     * go without histories (the claim has committed: it is not tried again), and the runner reads each.
+     * The claim with the history of each execution that has none besides its row (see
+     * {@link JdbcExecutionStore#claimDueWithHistory}): {@link #CLAIM_WITH_HISTORIES}.
      */
     List<ExecutionStore.Claimed> claimDueWithHistory(Connection connection, Claim claim) throws SQLException {
-        List<ExecutionRow> rows = new ArrayList<>();
-        List<String> tokens = new ArrayList<>();
-        try (PreparedStatement ps = connection.prepareStatement(CLAIM)) {
-            bindClaim(ps, claim);
-            try (ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = connection.prepareStatement(CLAIM_WITH_HISTORIES)) {
+            int index = bindClaim(ps, claim);
+            ps.setString(index++, claim.workload());
+            ps.setString(index++, claim.version());
+            ps.setString(index++, claim.owner());
+            ps.setLong(index++, claim.leaseUntil());
+            ps.setLong(index, claim.now());
+            ps.execute();
+            List<ExecutionRow> rows = new ArrayList<>();
+            List<String> tokens = new ArrayList<>();
+            try (ResultSet rs = ps.getResultSet()) {
                 while (rs.next()) {
                     rows.add(JdbcExecutionStore.executionRow(rs));
                     tokens.add(rs.getString(CLAIM_TOKEN));
                 }
             }
-        }
-        if (!connection.getAutoCommit()) {
-            connection.commit();
-        }
-        Map<String, StoredHistory> histories = Map.of();
-        if (!rows.isEmpty()) {
-            try {
-                histories = JdbcExecutionStore.histories(connection, rows);
+            if (!ps.getMoreResults()) {
+                throw new SQLException("a claim answered fewer results than it asked for");
             }
-            catch (SQLException | RuntimeException ex) {
-                logger.debug("skail could not read the histories of the executions it claimed; each is read when it "
-                        + "runs: " + ex.getMessage());
+            java.util.Set<String> withHistory = new java.util.HashSet<>();
+            try (ResultSet rs = ps.getResultSet()) {
+                while (rs.next()) {
+                    withHistory.add(rs.getString(1));
+                }
             }
+            List<ExecutionStore.Claimed> claimed = new ArrayList<>(rows.size());
+            for (int i = 0; i < rows.size(); i++) {
+                ExecutionRow row = rows.get(i);
+                @Nullable StoredHistory history = withHistory.contains(row.taskId()) ? null
+                        : new StoredHistory(row, List.of(), List.of(), List.of());
+                claimed.add(new ExecutionStore.Claimed(new Lease(row.taskId(), claim.owner(), tokens.get(i)), history));
+            }
+            return claimed;
         }
-        List<ExecutionStore.Claimed> claimed = new ArrayList<>(rows.size());
-        for (int i = 0; i < rows.size(); i++) {
-            String taskId = rows.get(i).taskId();
-            claimed.add(new ExecutionStore.Claimed(new Lease(taskId, claim.owner(), tokens.get(i)),
-                    histories.get(taskId)));
-        }
-        return claimed;
     }
 
     @Override
