@@ -282,7 +282,10 @@ public class SkailRuntime {
         Optional<ExecutionRow> existing = Optional.empty();
         // marked before it exists, so that no end of it can be heard before the mark; unmarked, with a signal, when
         // this trigger did not create it (a wait that saw the mark meanwhile reads then)
-        boolean marked = this.store.announcesEnds() && this.results.listening() && this.createdHere.add(taskId);
+        boolean marked = this.store.announcesEnds() && this.results.listening();
+        if (marked) {
+            this.createdHere.add(taskId);
+        }
         boolean created = false;
         try {
             if (reserved) {
@@ -825,12 +828,6 @@ public class SkailRuntime {
         return catalog().function(function).map((definition) -> definition.step().method().getGenericReturnType());
     }
 
-    /**
-     * The outcome of a trigger.
-     *
-     * @param execution the execution
-     * @param created whether this trigger created it
-     */
     /** A set of ids that keeps the newest {@code capacity} added; thread-safe. */
     private static final class RecentIds {
 
@@ -842,12 +839,11 @@ public class SkailRuntime {
             this.capacity = capacity;
         }
 
-        synchronized boolean add(String id) {
+        synchronized void add(String id) {
             this.ids.add(id);
             if (this.ids.size() > this.capacity) {
                 this.ids.remove(this.ids.iterator().next());
             }
-            return true;
         }
 
         synchronized boolean contains(String id) {
@@ -863,6 +859,12 @@ public class SkailRuntime {
         }
     }
 
+    /**
+     * The outcome of a trigger.
+     *
+     * @param execution the execution
+     * @param created whether this trigger created it
+     */
     public record Triggered(SkailExecution execution, boolean created) {
     }
 }

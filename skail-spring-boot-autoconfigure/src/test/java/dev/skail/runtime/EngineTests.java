@@ -175,18 +175,46 @@ class EngineTests {
      * tells here what the store holds after it, as PostgreSQL's does; no notification of ends across instances.
      */
     private ExecutionStore countingReads(AtomicInteger reads) {
+        return countingReads(reads, null, new AtomicBoolean(false));
+    }
+
+    /**
+     * As {@link #countingReads(AtomicInteger)}; with a {@code listener}, a store that announces every end (as
+     * PostgreSQL does): its announcements are the test's, through the listener it hands over, which listens while
+     * {@code listens} holds.
+     */
+    private ExecutionStore countingReads(AtomicInteger reads,
+            java.util.concurrent.atomic.@org.jspecify.annotations.Nullable AtomicReference<java.util.function.Consumer<String>> listener,
+            AtomicBoolean listens) {
         ExecutionStore target = newStore();
         return (ExecutionStore) Proxy.newProxyInstance(ExecutionStore.class.getClassLoader(),
                 new Class<?>[] { ExecutionStore.class }, (proxy, method, args) -> {
-                    if (method.getName().equals("findTagged")) {
-                        reads.incrementAndGet();
-                    }
-                    if (method.getName().equals("onEnded")) {
-                        return (AutoCloseable) () -> {
-                        };
-                    }
-                    if (method.getName().equals("announcesEnds")) {
-                        return false; // it hears nothing
+                    switch (method.getName()) {
+                        case "findTagged" -> reads.incrementAndGet();
+                        case "announcesEnds" -> {
+                            return listener != null;
+                        }
+                        case "onEnded" -> {
+                            if (listener != null) {
+                                @SuppressWarnings("unchecked")
+                                java.util.function.Consumer<String> ended =
+                                        (java.util.function.Consumer<String>) args[0];
+                                listener.set(ended);
+                            }
+                            return new ExecutionStore.Listening() {
+
+                                @Override
+                                public boolean listening() {
+                                    return listens.get();
+                                }
+
+                                @Override
+                                public void close() {
+                                }
+                            };
+                        }
+                        default -> {
+                        }
                     }
                     try {
                         Object answer = method.invoke(target, args);
@@ -253,57 +281,10 @@ class EngineTests {
         assertThat(ended.join()).isEqualTo(this.harness.runtime.find(PEDIDO).orElseThrow());
     }
 
-    /**
-     * A store that announces every end (as PostgreSQL does); its announcements are the test's, through the listener
-     * it hands over, which listens while {@code listens} holds. Counts the reads of an execution.
-     */
+    /** A store that announces every end, whose listener listens: see {@link #countingReads}. */
     private ExecutionStore announcingEnds(AtomicInteger reads,
             java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> listener) {
-        return announcingEnds(reads, listener, new AtomicBoolean(true));
-    }
-
-    private ExecutionStore announcingEnds(AtomicInteger reads,
-            java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>> listener,
-            AtomicBoolean listens) {
-        ExecutionStore target = newStore();
-        return (ExecutionStore) Proxy.newProxyInstance(ExecutionStore.class.getClassLoader(),
-                new Class<?>[] { ExecutionStore.class }, (proxy, method, args) -> {
-                    switch (method.getName()) {
-                        case "findTagged" -> reads.incrementAndGet();
-                        case "announcesEnds" -> {
-                            return true;
-                        }
-                        case "onEnded" -> {
-                            @SuppressWarnings("unchecked")
-                            java.util.function.Consumer<String> ended = (java.util.function.Consumer<String>) args[0];
-                            listener.set(ended);
-                            return new ExecutionStore.Listening() {
-
-                                @Override
-                                public boolean listening() {
-                                    return listens.get();
-                                }
-
-                                @Override
-                                public void close() {
-                                }
-                            };
-                        }
-                        default -> {
-                        }
-                    }
-                    try {
-                        Object answer = method.invoke(target, args);
-                        if (method.getName().equals("completeAndTell") && answer == null) {
-                            // it tells the end as PostgreSQL's store does, whatever store it wraps
-                            return target.findTagged(((Lease) args[0]).taskId()).orElseThrow();
-                        }
-                        return answer;
-                    }
-                    catch (InvocationTargetException ex) {
-                        throw ex.getCause();
-                    }
-                });
+        return countingReads(reads, listener, new AtomicBoolean(true));
     }
 
     @Test
@@ -379,7 +360,7 @@ class EngineTests {
         AtomicInteger reads = new AtomicInteger();
         var listener = new java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>>();
         AtomicBoolean listens = new AtomicBoolean(false);
-        this.harness = EngineHarness.of(new PedidoComEspera(this.runs), announcingEnds(reads, listener, listens),
+        this.harness = EngineHarness.of(new PedidoComEspera(this.runs), countingReads(reads, listener, listens),
                 SkailJson.createDefault());
         this.harness.runtime.setResultRecheckInterval(Duration.ofHours(1));
         this.harness.runtime.awaitEnd("nada");

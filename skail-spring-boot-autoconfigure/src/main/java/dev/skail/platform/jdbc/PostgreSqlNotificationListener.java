@@ -183,12 +183,12 @@ final class PostgreSqlNotificationListener implements ExecutionStore.Listening {
         }
     }
 
-    /** Stops listening and gives the connection back; waits for the thread a little longer than one wait. */
     @Override
     public boolean listening() {
         return this.listens && this.running;
     }
 
+    /** Stops listening and gives the connection back; waits for the thread a little longer than one wait. */
     @Override
     public void close() {
         this.running = false;
