@@ -33,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(classes = LocalStartTests.App.class, properties = { "skail.workload=vendas:v1.0.0",
         "skail.store.url=jdbc:h2:mem:skail-${random.uuid};DB_CLOSE_DELAY=-1", "skail.worker.poll-interval=1h",
-        "skail.worker.concurrency=1" })
+        // the trigger's wait for a running claim is bounded by the request timeout too (5 s by default)
+        "skail.worker.concurrency=1", "skail.store.request-timeout=30s" })
 class LocalStartTests {
 
     @Autowired

@@ -38,7 +38,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @SpringBootTest(classes = ReleaseDoesNotDelayRenewalTests.App.class, properties = { "skail.workload=vendas:v1.0.0",
         "skail.store.url=jdbc:h2:mem:skail-${random.uuid};DB_CLOSE_DELAY=-1", "skail.worker.poll-interval=1h",
-        "skail.worker.lease-duration=3s" })
+        // the trigger's wait for a running claim is bounded by the request timeout too (5 s by default)
+        "skail.worker.lease-duration=3s", "skail.store.request-timeout=30s" })
 class ReleaseDoesNotDelayRenewalTests {
 
     /** Opened by the test; the store's release waits for it (4 s at most). */
@@ -68,9 +69,18 @@ class ReleaseDoesNotDelayRenewalTests {
                 (p) -> p.processarPedido("pedido-1", new BigDecimal("80.50")));
         assertThat(this.pedidos.charging.await(10, TimeUnit.SECONDS)).isTrue();
 
+        // a claim that failed or filled its slots leaves the next trigger to the store's queue (drained false): the
+        // last claim before the second trigger found nothing waiting
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+            this.worker.nudge();
+            return this.worker.drained();
+        });
         // a second trigger's claimed create commits, then fails as a failed sync would: its lease is given back, and
         // that release waits on the store
-        assertThatExceptionOfType(SkailUnavailableException.class).isThrownBy(() -> this.client.trigger("pedido-2",
+        assertThatExceptionOfType(SkailUnavailableException.class)
+            .as(() -> "the second trigger was not handed its execution (worker busy " + this.worker.busy()
+                    + ", drained " + this.worker.drained() + ")")
+            .isThrownBy(() -> this.client.trigger("pedido-2",
                 Pedidos.class, (p) -> p.processarPedido("pedido-2", new BigDecimal("19.99"))));
         Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> releaseWaitingSince.get() != 0);
 
