@@ -85,8 +85,15 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
      * claim, scanning 20,000 such entries of the status index). Each {@code EXISTS} is a probe by key per execution
      * ({@code OFFSET 0} keeps the planner from hashing a whole table instead, which it chose while the tables'
      * statistics said they were small).
+     * <p>
+     * A statement before the claim has this transaction plan the claim once per connection and keep that plan
+     * ({@code plan_cache_mode}, set locally): PostgreSQL planned it again at almost every call (6,122 plans in 8,920
+     * calls in D, 0.57 ms each, more than the claim's own 0.35 ms), the plan its parameters gave looking cheaper than
+     * the generic one by the planner's estimates, and it is the same plan: the due index read in order up to the
+     * limit.
      */
-    private static final String CLAIM_WITH_HISTORIES = "WITH due AS (" + dueTaskIds(" FOR UPDATE SKIP LOCKED") + "), "
+    private static final String CLAIM_WITH_HISTORIES = "SELECT set_config('plan_cache_mode', 'force_generic_plan', "
+            + "true); WITH due AS (" + dueTaskIds(" FOR UPDATE SKIP LOCKED") + "), "
             + "claimed AS (UPDATE skail_execution SET status = 'RUNNING', lease_owner = ?, "
             + "lease_token = md5(random()::text || task_id), lease_until = ?, updated_at = ? "
             + "WHERE task_id IN (SELECT task_id FROM due) RETURNING " + JdbcExecutionStore.EXECUTION_COLUMNS
@@ -163,6 +170,10 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
         try (PreparedStatement ps = connection.prepareStatement(CLAIM_WITH_HISTORIES)) {
             bindClaim(ps, claim);
             ps.execute();
+            // the setting's answer, then the claim's
+            if (!ps.getMoreResults()) {
+                throw new SQLException("a claim answered fewer results than it asked for");
+            }
             List<ExecutionRow> rows = new ArrayList<>();
             List<String> tokens = new ArrayList<>();
             try (ResultSet rs = ps.getResultSet()) {
