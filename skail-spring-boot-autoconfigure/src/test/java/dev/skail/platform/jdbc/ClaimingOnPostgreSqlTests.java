@@ -129,6 +129,58 @@ class ClaimingOnPostgreSqlTests extends ClaimingTests {
     }
 
     @Test
+    void aClaimIsPlannedOncePerConnectionAndLeavesNoSettingBehindItsTransaction() throws Exception {
+        // two connections: the migration holds its lock on one while it works on the other
+        HikariDataSource pool = pool();
+        pool.setMaximumPoolSize(2);
+        JdbcExecutionStore store = store(pool);
+        store.initialize();
+        for (int i = 0; i < 12; i++) {
+            store.create(execution("pedido-" + i, this.version, i));
+        }
+        // one with a history, so that the claim names it
+        Lease first = store.claimDue("vendas", this.version, "a", 1, 100, 200, Set.of()).get(0);
+        store.recordStep(first, new StepRow(first.taskId(), 0, StepRow.COMMAND, "reservarEstoque", "[]",
+                StepRow.COMPLETED, "true", null, "key-0", 1, 150, 150, null), null, 150, 200);
+        store.release(first, 160);
+
+        // twelve claims of a row each: the driver prepares a statement on the server from its fifth use on a
+        // connection, so one of the two connections at least holds the claim prepared
+        List<String> claimed = new ArrayList<>();
+        for (int claim = 0; claim < 12; claim++) {
+            store.claimDueWithHistory("vendas", this.version, "b", 1, 300 + claim, 30_300, Set.copyOf(claimed))
+                .forEach((one) -> claimed.add(one.lease().taskId()));
+        }
+
+        assertThat(claimed).hasSize(12).doesNotHaveDuplicates();
+        long generic = 0;
+        long custom = 0;
+        try (Connection one = pool.getConnection(); Connection other = pool.getConnection()) {
+            for (Connection connection : List.of(one, other)) {
+                try (Statement statement = connection.createStatement()) {
+                    try (ResultSet rs = statement.executeQuery("SELECT generic_plans, custom_plans "
+                            + "FROM pg_prepared_statements WHERE statement LIKE '%WITH due AS%'")) {
+                        while (rs.next()) {
+                            generic += rs.getLong("generic_plans");
+                            custom += rs.getLong("custom_plans");
+                        }
+                    }
+                    // the settings the claim made were its transaction's
+                    try (ResultSet rs = statement.executeQuery("SELECT current_setting('plan_cache_mode'), "
+                            + "COALESCE(current_setting('skail.claimed', true), '')")) {
+                        rs.next();
+                        assertThat(rs.getString(1)).isEqualTo("auto");
+                        assertThat(rs.getString(2)).isEmpty();
+                    }
+                }
+            }
+        }
+        // one plan kept per connection, none made again for the values bound
+        assertThat(generic).isPositive();
+        assertThat(custom).isZero();
+    }
+
+    @Test
     void aTriggerOnOneInstanceWakesAnotherWithinASecond() throws Exception {
         JdbcExecutionStore triggering = instance();
         AtomicInteger wakeUps = listening(instance());
