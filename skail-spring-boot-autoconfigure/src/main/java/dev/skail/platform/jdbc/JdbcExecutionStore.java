@@ -921,7 +921,13 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public void recordStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil) {
         String what = "record step " + step.position() + " of " + lease.taskId();
-        if (this.dialect == SqlDialect.POSTGRESQL) {
+        if (this.dialect == SqlDialect.POSTGRESQL && attempt == null && leaseUntil > now && waited(step)) {
+            // a delay, an event or a child's end completing its PENDING row: the row is there, an insert is not
+            if (this.retry.run(what, () -> recordStepsAtOnce(lease, List.of(step), null, now, leaseUntil))) {
+                return;
+            }
+        }
+        else if (this.dialect == SqlDialect.POSTGRESQL) {
             @Nullable Boolean recorded = this.retry.run(what, () -> recordFreshStep(lease, step, attempt, now,
                     leaseUntil));
             if (recorded == null) {
@@ -1090,7 +1096,13 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             recordStep(lease, steps.get(0), attempt, now, leaseUntil);
             return;
         }
-        this.retry.run("record steps " + positions(steps) + " of " + lease.taskId(), () -> inGroup(connection -> {
+        String what = "record steps " + positions(steps) + " of " + lease.taskId();
+        if (this.dialect == SqlDialect.POSTGRESQL && leaseUntil > now
+                && (attempt == null || impliedByStep(steps.get(steps.size() - 1), attempt))
+                && this.retry.run(what, () -> recordStepsAtOnce(lease, steps, attempt, now, leaseUntil))) {
+            return;
+        }
+        this.retry.run(what, () -> inGroup(connection -> {
             requireLease(connection, lease, now, leaseUntil);
             for (StepRow step : steps) {
                 writeStep(connection, step);
@@ -1098,6 +1110,63 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             writeAttempt(connection, steps.get(steps.size() - 1), attempt);
             return null;
         }));
+    }
+
+    /**
+     * Steps recorded together on PostgreSQL (a delay, an event or a child's end kept back, then the step after it) in
+     * one statement and one round trip while the lease is fresh, as {@link #recordNewStep} records one: the locking
+     * fence, the waited steps' PENDING rows completed, the new steps inserted, all reading from the fence, committed
+     * on its own. The general path's transaction took four round trips (its fence, each step, the commit): D's wake
+     * records its delay and its command this way.
+     * @param attempt none, or the last step's implied attempt (its number checked as {@link #recordNewStep} does)
+     * @return whether every step was written under the fence; otherwise (the lease to extend or lost, the row locked
+     * by another transaction, a step already there) the general path decides, and finds what this wrote as written
+     */
+    private boolean recordStepsAtOnce(Lease lease, List<StepRow> steps, @Nullable AttemptRow attempt, long now,
+            long leaseUntil) throws SQLException {
+        StringBuilder sql = new StringBuilder(LOCKING_FENCE);
+        List<@Nullable Object> values = new ArrayList<>(freshLease(lease, now, leaseUntil));
+        StringBuilder written = new StringBuilder();
+        for (int i = 0; i < steps.size(); i++) {
+            StepRow step = steps.get(i);
+            sql.append(", s").append(i).append(" AS (");
+            if (waited(step)) {
+                sql.append("UPDATE skail_step SET status = ?, result = ?, error = ?, completed_at = ? "
+                        + "WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ? AND name = ? "
+                        + "AND EXISTS (SELECT 1 FROM fence) RETURNING 1)");
+                values.addAll(java.util.Arrays.asList(step.status(), step.result(), step.error(), step.completedAt(),
+                        step.taskId(), step.position(), step.kind(), step.name()));
+            }
+            else {
+                boolean implied = i == steps.size() - 1 && attempt != null;
+                sql.append("INSERT INTO skail_step (" + STEP_COLUMNS + ") SELECT CAST(? AS VARCHAR), CAST(? AS INT), "
+                        + "CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS VARCHAR), "
+                        + "CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS BIGINT), "
+                        + "CAST(? AS BIGINT), CAST(? AS VARCHAR) FROM fence")
+                    .append(implied ? " WHERE NOT EXISTS (SELECT 1 FROM skail_attempt WHERE task_id = ? "
+                            + "AND position = ? AND function_attempt = ? AND number >= ?)" : "")
+                    .append(" ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
+                values.addAll(java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(),
+                        step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
+                        step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId()));
+                if (implied) {
+                    values.addAll(List.of(step.taskId(), step.position(), step.functionAttempt(),
+                            Objects.requireNonNull(attempt).number()));
+                }
+            }
+            written.append((i == 0) ? "" : " + ").append("(SELECT COUNT(*) FROM s").append(i).append(')');
+        }
+        sql.append(" SELECT (SELECT COUNT(*) FROM fence), ").append(written);
+        try (Connection connection = this.dataSource.getConnection()) {
+            connection.setAutoCommit(true);
+            try (PreparedStatement ps = connection.prepareStatement(sql.toString())) {
+                bind(ps, values.toArray());
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1) == 1 && rs.getLong(2) == steps.size();
+                }
+            }
+        }
     }
 
     private static String positions(List<StepRow> steps) {
@@ -1728,7 +1797,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         // a delay, an event or a child that ends completes the PENDING row written when the function began to wait:
         // that update first, since an insert would fail on the row's key (and on H2 a failed statement empties the
         // session's cache of parsed statements: every statement after it on that connection was parsed again)
-        boolean waited = !StepRow.PENDING.equals(step.status()) && WAITED_KINDS.contains(step.kind());
+        boolean waited = waited(step);
         if (waited && completePending(connection, step) == 1) {
             return;
         }
@@ -1754,6 +1823,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     + step.taskId() + "': position " + step.position() + " already holds " + describe(existing)
                     + ", not " + describe(step) + " (they differ in " + String.join(", ", differences) + ")");
         }
+    }
+
+    /** Whether the step ends a wait: a delay, an event or a child whose PENDING row it completes. */
+    private static boolean waited(StepRow step) {
+        return !StepRow.PENDING.equals(step.status()) && WAITED_KINDS.contains(step.kind());
     }
 
     /** Completes the step's PENDING row, if it has one of the same kind and name; returns the rows updated. */

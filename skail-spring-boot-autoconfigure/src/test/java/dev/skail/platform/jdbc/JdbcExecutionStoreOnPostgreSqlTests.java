@@ -8,18 +8,25 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.skail.ExecutionStatus;
+import dev.skail.platform.AttemptRow;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.Lease;
+import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.StepRow;
+import dev.skail.platform.StoreStatementException;
+import dev.skail.platform.Suspend;
 import dev.skail.runtime.PostgreSqlForTests;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@link JdbcExecutionStoreTests} on PostgreSQL, where a new step (fence, step and attempt together), a trigger without
@@ -115,6 +122,53 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         assertThat(this.store.history("t-1").orElseThrow().steps()).extracting(StepRow::position)
             .containsExactly(0, 1);
         assertThat(rowVersion("t-1")).isEqualTo(version);
+    }
+
+    @Test
+    void aDelayKeptBackAndTheCommandAfterItAreOneStatementWhileTheLeaseIsFresh() throws SQLException {
+        Lease slept = claimed("[{\"valor\":150.00,\"em\":\"2026-12-06T09:15:30-03:00\"}]");
+        this.store.suspend(slept, List.of(new StepRow("t-1", 0, StepRow.DELAY, "delay", "[1000]", StepRow.PENDING,
+                null, null, "key-0", 1, 200, 200, null)), new Suspend(ExecutionStatus.WAITING, 1_200L, Set.of(),
+                        Set.of()), 200, 30_100);
+        Lease woken = this.store.claimDue("vendas", "v1", "b", 10, 1_300, 31_300, Set.of()).get(0);
+        String version = rowVersion("t-1");
+        StepRow delay = new StepRow("t-1", 0, StepRow.DELAY, "delay", "[1000]", StepRow.COMPLETED, null, null,
+                "key-0", 1, 200, 1_300, null);
+        StepRow charged = new StepRow("t-1", 1, StepRow.COMMAND, "cobrarCartao", "[{\"valor\":150.00}]",
+                StepRow.COMPLETED, "{\"cobrado\":\"2026-12-06T09:15:31.250-03:00\"}", null, "key-1", 1, 1_310,
+                1_320, null);
+        AttemptRow succeeded = new AttemptRow("t-1", 1, "cobrarCartao", 1, 1, 1_310, 1_320, "SUCCEEDED", null,
+                "RECORDED", null);
+        AtomicInteger statements = new AtomicInteger();
+        JdbcExecutionStore counted = new JdbcExecutionStore(ClaimingTests.countingStatements(this.pool, statements),
+                SqlDialect.POSTGRESQL, new StoreRetry(SqlDialect.POSTGRESQL, 3, Duration.ofMillis(1),
+                        Duration.ofMillis(5)), null, this.schema, true);
+
+        counted.recordSteps(woken, List.of(delay, charged), succeeded, 1_320, 31_300);
+
+        assertThat(statements).hasValue(1);
+        dev.skail.platform.StoredHistory history = this.store.history("t-1").orElseThrow();
+        assertThat(history.steps()).containsExactly(delay, charged);
+        assertThat(history.attempts()).containsExactly(succeeded);
+        // the row locked, not written
+        assertThat(rowVersion("t-1")).isEqualTo(version);
+
+        // the same again, as a retry after a lost acknowledgement: recorded already, nothing changes
+        this.store.recordSteps(woken, List.of(delay, charged), succeeded, 1_330, 31_300);
+        assertThat(this.store.history("t-1").orElseThrow().steps()).containsExactly(delay, charged);
+
+        // the lease it slept with is no longer held: nothing written
+        StepRow next = new StepRow("t-1", 2, StepRow.COMMAND, "reservarEstoque", "[]", StepRow.COMPLETED, "true",
+                null, "key-2", 1, 1_400, 1_410, null);
+        assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> this.store.recordSteps(slept,
+                List.of(delay, next), null, 1_410, 31_410));
+        assertThat(this.store.history("t-1").orElseThrow().steps()).containsExactly(delay, charged);
+
+        // a different step where one is recorded: refused, as the general path refuses it
+        StepRow other = new StepRow("t-1", 1, StepRow.COMMAND, "cobrarCartao", "[{\"valor\":150.00}]",
+                StepRow.COMPLETED, "{\"cobrado\":\"outro\"}", null, "key-1", 1, 1_310, 1_320, null);
+        assertThatExceptionOfType(StoreStatementException.class).isThrownBy(() -> this.store.recordSteps(woken,
+                List.of(delay, other), null, 1_420, 31_420));
     }
 
     @Test
