@@ -172,6 +172,47 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
     }
 
     @Test
+    void aDelayGoesToSleepInOneStatementAndAllOrNothing() throws SQLException {
+        Lease lease = claimed("[{\"valor\":150.00,\"em\":\"2026-12-06T09:15:30-03:00\"}]");
+        this.store.recordStep(lease, new StepRow("t-1", 0, StepRow.COMMAND, "reservarEstoque", "[]",
+                StepRow.COMPLETED, "true", null, "key-0", 1, 150, 160, null), null, 160, 30_100);
+        StepRow delay = new StepRow("t-1", 1, StepRow.DELAY, "delay", "[3600000]", StepRow.PENDING, null, null,
+                "key-1", 1, 200, 200, null);
+        AtomicInteger statements = new AtomicInteger();
+        JdbcExecutionStore counted = new JdbcExecutionStore(ClaimingTests.countingStatements(this.pool, statements),
+                SqlDialect.POSTGRESQL, new StoreRetry(SqlDialect.POSTGRESQL, 3, Duration.ofMillis(1),
+                        Duration.ofMillis(5)), null, this.schema, true);
+
+        // a runner that lost its lease: nothing written
+        Lease stale = new Lease("t-1", "a", "not-the-token");
+        assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> counted.suspend(stale, List.of(delay),
+                new Suspend(ExecutionStatus.WAITING, 3_600_200L, Set.of(), Set.of()), 200, 30_200));
+        assertThat(this.store.history("t-1").orElseThrow().steps()).extracting(StepRow::position).containsExactly(0);
+
+        // a different step where the delay goes: refused, and the execution is not put to sleep without its delay
+        StepRow taken = new StepRow("t-1", 0, StepRow.DELAY, "delay", "[3600000]", StepRow.PENDING, null, null,
+                "key-0", 1, 200, 200, null);
+        assertThatExceptionOfType(StoreStatementException.class).isThrownBy(() -> counted.suspend(lease,
+                List.of(taken), new Suspend(ExecutionStatus.WAITING, 3_600_200L, Set.of(), Set.of()), 200, 30_200));
+        assertThat(this.store.history("t-1").orElseThrow().execution().status()).isEqualTo(ExecutionStatus.RUNNING);
+
+        statements.set(0);
+        counted.suspend(lease, List.of(delay), new Suspend(ExecutionStatus.WAITING, 3_600_200L, Set.of(), Set.of()),
+                200, 30_200);
+
+        assertThat(statements).hasValue(1);
+        dev.skail.platform.StoredHistory history = this.store.history("t-1").orElseThrow();
+        assertThat(history.execution().status()).isEqualTo(ExecutionStatus.WAITING);
+        assertThat(history.execution().nextRunAt()).isEqualTo(3_600_200L);
+        assertThat(history.steps()).extracting(StepRow::position).containsExactly(0, 1);
+        assertThat(history.steps().get(1)).isEqualTo(delay);
+        // due when the delay ends, not before
+        assertThat(this.store.claimDue("vendas", "v1", "b", 10, 3_600_100, 3_630_100, Set.of())).isEmpty();
+        assertThat(this.store.claimDue("vendas", "v1", "b", 10, 3_600_200, 3_630_200, Set.of()))
+            .extracting(Lease::taskId).containsExactly("t-1");
+    }
+
+    @Test
     void aStepPastHalfTheLeaseExtendsIt() throws SQLException {
         Lease lease = claimed("[]");
         String version = rowVersion("t-1");
