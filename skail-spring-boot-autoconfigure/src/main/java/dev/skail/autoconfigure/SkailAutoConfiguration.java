@@ -108,6 +108,9 @@ public final class SkailAutoConfiguration {
             // over (their claims skip locked rows)
             long idle = Math.max(1_000, properties.getWorker().getLeaseDuration().toMillis());
             config.setConnectionInitSql("SET idle_in_transaction_session_timeout = " + idle);
+            // the store's statements count on READ COMMITTED (a claim's second statement reads what committed before
+            // its row locks), whatever default the database sets
+            config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         }
         HikariDataSource dataSource = new HikariDataSource(config);
         StoreRetry retry = new StoreRetry(dialect, store.getMaxAttempts(), java.time.Duration.ofMillis(100),

@@ -156,6 +156,33 @@ class SkailAutoConfigurationTests {
     }
 
     @Test
+    void onPostgreSqlTheStoresConnectionsAreReadCommittedWhateverTheDatabasesDefault() {
+        // a database whose sessions start SERIALIZABLE: a claim's second statement would share the claim's snapshot
+        String url = PostgreSqlForTests.url();
+        String serializable = url + (url.contains("?") ? "&" : "?")
+                + "options=-c%20default_transaction_isolation%3Dserializable";
+        String schema = "isolation_" + UUID.randomUUID().toString().replace("-", "").substring(0, 20);
+        this.runner.withPropertyValues("skail.store.url=" + serializable, "skail.store.schema=" + schema)
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                // a session of that URL alone is SERIALIZABLE...
+                try (Connection plain = DriverManager.getConnection(serializable);
+                        Statement statement = plain.createStatement();
+                        ResultSet rs = statement.executeQuery("SHOW transaction_isolation")) {
+                    rs.next();
+                    assertThat(rs.getString(1)).isEqualTo("serializable");
+                }
+                // ...and the store's pool makes its own READ COMMITTED
+                try (Connection connection = dev.skail.platform.jdbc.StoreConnections
+                    .of(context.getBean(ExecutionStore.class)); Statement statement = connection.createStatement();
+                        ResultSet rs = statement.executeQuery("SHOW transaction_isolation")) {
+                    rs.next();
+                    assertThat(rs.getString(1)).isEqualTo("read committed");
+                }
+            });
+    }
+
+    @Test
     void aSetPrefetchWinsOverTheDefaultAndANegativeOneFailsTheStartSayingWhy() {
         this.runner.withPropertyValues("skail.worker.concurrency=6", "skail.worker.prefetch=0")
             .run((context) -> assertThat(context.getBean(SkailWorker.class).prefetch()).isZero());

@@ -922,7 +922,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     public void recordStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil) {
         String what = "record step " + step.position() + " of " + lease.taskId();
         if (this.dialect == SqlDialect.POSTGRESQL && attempt == null && leaseUntil > now && waited(step)) {
-            // a delay, an event or a child's end completing its PENDING row: the row is there, an insert is not
+            // a delay, an event or a child's end: its PENDING row completed (or the step inserted, when it waited for
+            // nothing: a delay of zero, an event wait already timed out)
             if (this.retry.run(what, () -> recordStepsAtOnce(lease, List.of(step), null, now, leaseUntil))) {
                 return;
             }
@@ -1088,7 +1089,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         return List.of(leaseUntil, now - UPDATED_AT_GRANULARITY_MILLIS, now, lease.taskId(), lease.token());
     }
 
-    /** The steps kept back and the step of this write, under one fence, in one transaction (one commit). */
+    /**
+     * The steps kept back and the step of this write, under one fence, in one transaction (one commit; on PostgreSQL
+     * one statement while the lease is fresh).
+     */
     @Override
     public void recordSteps(Lease lease, List<StepRow> steps, @Nullable AttemptRow attempt, long now,
             long leaseUntil) {
@@ -1115,12 +1119,18 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     /**
      * Steps recorded together on PostgreSQL (a delay, an event or a child's end kept back, then the step after it) in
      * one statement and one round trip while the lease is fresh, as {@link #recordNewStep} records one: the locking
-     * fence, the waited steps' PENDING rows completed, the new steps inserted, all reading from the fence, committed
-     * on its own. The general path's transaction took four round trips (its fence, each step, the commit): D's wake
-     * records its delay and its command this way.
+     * fence; each step that ends a wait completes its PENDING row, or is inserted when its position has none (a delay
+     * of zero, an event wait already timed out), as {@code writeStep} does; the other steps inserted; all reading from
+     * the fence, committed on its own. The general path's transaction took four round trips (its fence, each step,
+     * the commit): D's wake records its delay and its command this way.
+     * <p>
+     * All or nothing, as the general path's transaction is: when the fence holds but a step is not written (its
+     * position taken, by a retry's own row or by another step; the implied attempt's number taken), the statement's
+     * last expression divides by zero on purpose, PostgreSQL rolls the whole statement back, and the general path
+     * decides on a store as it was.
      * @param attempt none, or the last step's implied attempt (its number checked as {@link #recordNewStep} does)
-     * @return whether every step was written under the fence; otherwise (the lease to extend or lost, the row locked
-     * by another transaction, a step already there) the general path decides, and finds what this wrote as written
+     * @return whether every step was written under the fence; otherwise nothing was written: the lease to extend or
+     * lost, the row locked by another transaction, a step's position taken
      */
     private boolean recordStepsAtOnce(Lease lease, List<StepRow> steps, @Nullable AttemptRow attempt, long now,
             long leaseUntil) throws SQLException {
@@ -1129,45 +1139,61 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         StringBuilder written = new StringBuilder();
         for (int i = 0; i < steps.size(); i++) {
             StepRow step = steps.get(i);
-            sql.append(", s").append(i).append(" AS (");
+            String insertInto = "s" + i;
             if (waited(step)) {
-                sql.append("UPDATE skail_step SET status = ?, result = ?, error = ?, completed_at = ? "
-                        + "WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ? AND name = ? "
-                        + "AND EXISTS (SELECT 1 FROM fence) RETURNING 1)");
+                sql.append(", c").append(i).append(" AS (UPDATE skail_step SET status = ?, result = ?, error = ?, "
+                        + "completed_at = ? WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ? "
+                        + "AND name = ? AND EXISTS (SELECT 1 FROM fence) RETURNING 1)");
                 values.addAll(java.util.Arrays.asList(step.status(), step.result(), step.error(), step.completedAt(),
                         step.taskId(), step.position(), step.kind(), step.name()));
+                written.append((i == 0) ? "" : " + ").append("(SELECT COUNT(*) FROM c").append(i).append(") + ");
             }
             else {
-                boolean implied = i == steps.size() - 1 && attempt != null;
-                sql.append("INSERT INTO skail_step (" + STEP_COLUMNS + ") SELECT CAST(? AS VARCHAR), CAST(? AS INT), "
-                        + "CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS VARCHAR), "
-                        + "CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS BIGINT), "
-                        + "CAST(? AS BIGINT), CAST(? AS VARCHAR) FROM fence")
-                    .append(implied ? " WHERE NOT EXISTS (SELECT 1 FROM skail_attempt WHERE task_id = ? "
-                            + "AND position = ? AND function_attempt = ? AND number >= ?)" : "")
-                    .append(" ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
-                values.addAll(java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(),
-                        step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
-                        step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId()));
-                if (implied) {
-                    values.addAll(List.of(step.taskId(), step.position(), step.functionAttempt(),
-                            Objects.requireNonNull(attempt).number()));
-                }
+                written.append((i == 0) ? "" : " + ");
             }
-            written.append((i == 0) ? "" : " + ").append("(SELECT COUNT(*) FROM s").append(i).append(')');
+            boolean implied = i == steps.size() - 1 && attempt != null;
+            sql.append(", ").append(insertInto).append(" AS (INSERT INTO skail_step (" + STEP_COLUMNS + ") SELECT "
+                    + "CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS TEXT), "
+                    + "CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS INT), "
+                    + "CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR) FROM fence WHERE TRUE")
+                .append(waited(step) ? " AND NOT EXISTS (SELECT 1 FROM c" + i + ")" : "")
+                .append(implied ? " AND NOT EXISTS (SELECT 1 FROM skail_attempt WHERE task_id = ? AND position = ? "
+                        + "AND function_attempt = ? AND number >= ?)" : "")
+                .append(" ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
+            values.addAll(java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(),
+                    step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
+                    step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId()));
+            if (implied) {
+                values.addAll(List.of(step.taskId(), step.position(), step.functionAttempt(),
+                        Objects.requireNonNull(attempt).number()));
+            }
+            written.append("(SELECT COUNT(*) FROM ").append(insertInto).append(')');
         }
-        sql.append(" SELECT (SELECT COUNT(*) FROM fence), ").append(written);
+        // the fence found nothing: nothing was written (0); every step written (1); otherwise 1 / 0, which rolls back
+        // what the statement wrote
+        sql.append(", counted AS (SELECT (SELECT COUNT(*) FROM fence) AS fenced, ").append(written)
+            .append(" AS written) SELECT CASE WHEN fenced = 0 THEN 0 WHEN written = ").append(steps.size())
+            .append(" THEN 1 ELSE 1 / (written - written) END FROM counted");
         try (Connection connection = this.dataSource.getConnection()) {
             connection.setAutoCommit(true);
             try (PreparedStatement ps = connection.prepareStatement(sql.toString())) {
                 bind(ps, values.toArray());
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
-                    return rs.getLong(1) == 1 && rs.getLong(2) == steps.size();
+                    return rs.getLong(1) == 1;
                 }
+            }
+            catch (SQLException ex) {
+                if (DIVISION_BY_ZERO.equals(ex.getSQLState())) {
+                    return false;
+                }
+                throw ex;
             }
         }
     }
+
+    /** PostgreSQL's SQLSTATE for a division by zero: {@link #recordStepsAtOnce}'s way to roll itself back. */
+    private static final String DIVISION_BY_ZERO = "22012";
 
     private static String positions(List<StepRow> steps) {
         return steps.stream().map((step) -> Integer.toString(step.position())).collect(

@@ -74,12 +74,15 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
      * The claim, then, in the same transaction and round trip, which of the executions it claimed have a step, an
      * attempt or an event: read after the claim's row locks are taken, in a snapshot that sees every commit before
      * them (nobody writes a step or an attempt without the lease, and an event waits for the row's lock), so an
-     * execution not named here has no history besides its row. That holds at PostgreSQL's default isolation (READ
-     * COMMITTED: the second statement takes a snapshot of its own); at REPEATABLE READ or above, both share the
-     * claim's snapshot, and a row written since it fails the claim (a serialization failure, retried) instead.
+     * execution not named here has no history besides its row. That needs READ COMMITTED, where the second statement
+     * takes a snapshot of its own: the store's pool sets it on every connection, whatever the database's default (at
+     * REPEATABLE READ both would share the claim's snapshot, and a step written under a lock of the row, not an
+     * update, would not fail the claim).
      * <p>
      * The claim hands the ids it took to the second statement in a setting local to the transaction
-     * ({@value #CLAIMED_SETTING}, a text array), so that the second statement looks each one up by key: found by what
+     * ({@value #CLAIMED_SETTING}, a text array; each row of the claim's answer carries only its length), and the
+     * second statement answers for each id it was handed whether it has a history: an id claimed and not answered
+     * for is taken for one with a history, which its runner reads. Each id is looked up by key: found by what
      * the claim wrote into them (owner, lease end, time), they were read through an index of {@code skail_execution}
      * that also holds the entries of every version of a row no longer running, not yet vacuumed (D's wake: 2.3–3.3 ms a
      * claim, scanning 20,000 such entries of the status index). Each {@code EXISTS} is a probe by key per execution
@@ -97,13 +100,13 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
             + "claimed AS (UPDATE skail_execution SET status = 'RUNNING', lease_owner = ?, "
             + "lease_token = md5(random()::text || task_id), lease_until = ?, updated_at = ? "
             + "WHERE task_id IN (SELECT task_id FROM due) RETURNING " + JdbcExecutionStore.EXECUTION_COLUMNS
-            + ", lease_token) SELECT claimed.*, (SELECT set_config('" + CLAIMED_SETTING
-            + "', array_agg(task_id)::text, true) FROM claimed) FROM claimed; "
-            + "SELECT c.id FROM unnest(COALESCE(NULLIF(current_setting('" + CLAIMED_SETTING
-            + "', true), ''), '{}')::text[]) AS c(id) "
-            + "WHERE EXISTS (SELECT 1 FROM skail_step s WHERE s.task_id = c.id OFFSET 0) "
+            + ", lease_token) SELECT claimed.*, (SELECT length(set_config('" + CLAIMED_SETTING
+            + "', array_agg(task_id)::text, true)) FROM claimed) FROM claimed; "
+            + "SELECT c.id, EXISTS (SELECT 1 FROM skail_step s WHERE s.task_id = c.id OFFSET 0) "
             + "OR EXISTS (SELECT 1 FROM skail_attempt a WHERE a.task_id = c.id OFFSET 0) "
-            + "OR EXISTS (SELECT 1 FROM skail_event v WHERE v.task_id = c.id OFFSET 0)";
+            + "OR EXISTS (SELECT 1 FROM skail_event v WHERE v.task_id = c.id OFFSET 0) "
+            + "FROM unnest(COALESCE(NULLIF(current_setting('" + CLAIMED_SETTING
+            + "', true), ''), '{}')::text[]) AS c(id)";
 
     /** A notification on the channel of the execution's own workload version, the same as {@link #channel}. */
     private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL_PREFIX
@@ -185,16 +188,18 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
             if (!ps.getMoreResults()) {
                 throw new SQLException("a claim answered fewer results than it asked for");
             }
-            java.util.Set<String> withHistory = new java.util.HashSet<>();
+            java.util.Map<String, Boolean> withHistory = new java.util.HashMap<>();
             try (ResultSet rs = ps.getResultSet()) {
                 while (rs.next()) {
-                    withHistory.add(rs.getString(1));
+                    withHistory.put(rs.getString(1), rs.getBoolean(2));
                 }
             }
             List<ExecutionStore.Claimed> claimed = new ArrayList<>(rows.size());
             for (int i = 0; i < rows.size(); i++) {
                 ExecutionRow row = rows.get(i);
-                @Nullable StoredHistory history = withHistory.contains(row.taskId()) ? null
+                // an id the second statement did not answer for (the ids did not reach it: not in the claim's
+                // transaction) is taken for one with a history, which its runner reads
+                @Nullable StoredHistory history = !Boolean.FALSE.equals(withHistory.get(row.taskId())) ? null
                         : new StoredHistory(row, List.of(), List.of(), List.of());
                 claimed.add(new ExecutionStore.Claimed(new Lease(row.taskId(), claim.owner(), tokens.get(i)), history));
             }

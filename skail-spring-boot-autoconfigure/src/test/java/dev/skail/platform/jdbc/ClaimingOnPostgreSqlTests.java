@@ -181,6 +181,35 @@ class ClaimingOnPostgreSqlTests extends ClaimingTests {
     }
 
     @Test
+    void aClaimTellsWhichHaveAHistoryWhateverCharactersTheirIdsHold() throws Exception {
+        JdbcExecutionStore store = instance();
+        // the ids go to the claim's second statement as the text of an array: quotes, commas, braces, backslashes,
+        // spaces and the word NULL must come back as they were
+        List<String> ids = List.of("pedido \"1\", {a}", "pedido\\2", "NULL", "pedido:3@loja");
+        for (String id : ids) {
+            store.create(execution(id, this.version, 0));
+        }
+        Lease first = store.claimDue("vendas", this.version, "a", 1, 100, 200, Set.of()).get(0);
+        store.recordStep(first, new StepRow(first.taskId(), 0, StepRow.COMMAND, "reservarEstoque", "[]",
+                StepRow.COMPLETED, "true", null, "key-0", 1, 150, 150, null), null, 150, 200);
+        store.release(first, 160);
+
+        List<dev.skail.platform.ExecutionStore.Claimed> claimed = store.claimDueWithHistory("vendas", this.version,
+                "b", 10, 300, 30_300, Set.of());
+
+        assertThat(claimed).extracting((one) -> one.lease().taskId()).containsExactlyInAnyOrderElementsOf(ids);
+        for (dev.skail.platform.ExecutionStore.Claimed one : claimed) {
+            if (one.lease().taskId().equals(first.taskId())) {
+                assertThat(one.history()).as(one.lease().taskId()).isNull();
+            }
+            else {
+                assertThat(one.history()).as(one.lease().taskId()).isNotNull();
+                assertThat(one.history().steps()).isEmpty();
+            }
+        }
+    }
+
+    @Test
     void aTriggerOnOneInstanceWakesAnotherWithinASecond() throws Exception {
         JdbcExecutionStore triggering = instance();
         AtomicInteger wakeUps = listening(instance());

@@ -125,11 +125,12 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
     }
 
     @Test
-    void aDelayKeptBackAndTheCommandAfterItAreOneStatementWhileTheLeaseIsFresh() throws SQLException {
+    void aDelayKeptBackAndTheCommandAfterItAreOneStatementWhileTheLeaseIsFreshAllOrNothing() throws SQLException {
         Lease slept = claimed("[{\"valor\":150.00,\"em\":\"2026-12-06T09:15:30-03:00\"}]");
-        this.store.suspend(slept, List.of(new StepRow("t-1", 0, StepRow.DELAY, "delay", "[1000]", StepRow.PENDING,
-                null, null, "key-0", 1, 200, 200, null)), new Suspend(ExecutionStatus.WAITING, 1_200L, Set.of(),
-                        Set.of()), 200, 30_100);
+        StepRow pending = new StepRow("t-1", 0, StepRow.DELAY, "delay", "[1000]", StepRow.PENDING, null, null,
+                "key-0", 1, 200, 200, null);
+        this.store.suspend(slept, List.of(pending), new Suspend(ExecutionStatus.WAITING, 1_200L, Set.of(), Set.of()),
+                200, 30_100);
         Lease woken = this.store.claimDue("vendas", "v1", "b", 10, 1_300, 31_300, Set.of()).get(0);
         String version = rowVersion("t-1");
         StepRow delay = new StepRow("t-1", 0, StepRow.DELAY, "delay", "[1000]", StepRow.COMPLETED, null, null,
@@ -144,6 +145,12 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
                 SqlDialect.POSTGRESQL, new StoreRetry(SqlDialect.POSTGRESQL, 3, Duration.ofMillis(1),
                         Duration.ofMillis(5)), null, this.schema, true);
 
+        // the lease it slept with is no longer held: nothing written, the delay still PENDING
+        assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> counted.recordSteps(slept,
+                List.of(delay, charged), succeeded, 1_320, 31_320));
+        assertThat(this.store.history("t-1").orElseThrow().steps()).containsExactly(pending);
+
+        statements.set(0);
         counted.recordSteps(woken, List.of(delay, charged), succeeded, 1_320, 31_300);
 
         assertThat(statements).hasValue(1);
@@ -156,19 +163,31 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         // the same again, as a retry after a lost acknowledgement: recorded already, nothing changes
         this.store.recordSteps(woken, List.of(delay, charged), succeeded, 1_330, 31_300);
         assertThat(this.store.history("t-1").orElseThrow().steps()).containsExactly(delay, charged);
+        assertThat(this.store.history("t-1").orElseThrow().attempts()).containsExactly(succeeded);
 
-        // the lease it slept with is no longer held: nothing written
-        StepRow next = new StepRow("t-1", 2, StepRow.COMMAND, "reservarEstoque", "[]", StepRow.COMPLETED, "true",
-                null, "key-2", 1, 1_400, 1_410, null);
-        assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> this.store.recordSteps(slept,
-                List.of(delay, next), null, 1_410, 31_410));
-        assertThat(this.store.history("t-1").orElseThrow().steps()).containsExactly(delay, charged);
+        // a delay of zero waits for nothing: it has no PENDING row, and is inserted, in one statement too
+        StepRow zero = new StepRow("t-1", 2, StepRow.DELAY, "delay", "[0]", StepRow.COMPLETED, null, null, "key-2",
+                1, 1_400, 1_400, null);
+        statements.set(0);
+        counted.recordStep(woken, zero, null, 1_400, 31_300);
+        assertThat(statements).hasValue(1);
+        assertThat(this.store.history("t-1").orElseThrow().steps()).containsExactly(delay, charged, zero);
 
-        // a different step where one is recorded: refused, as the general path refuses it
-        StepRow other = new StepRow("t-1", 1, StepRow.COMMAND, "cobrarCartao", "[{\"valor\":150.00}]",
-                StepRow.COMPLETED, "{\"cobrado\":\"outro\"}", null, "key-1", 1, 1_310, 1_320, null);
-        assertThatExceptionOfType(StoreStatementException.class).isThrownBy(() -> this.store.recordSteps(woken,
-                List.of(delay, other), null, 1_420, 31_420));
+        // asleep again, then woken with a step after the delay that is not the one recorded there: refused, and
+        // the delay is not completed without it
+        StepRow pendingAgain = new StepRow("t-1", 3, StepRow.DELAY, "delay", "[1000]", StepRow.PENDING, null, null,
+                "key-3", 1, 1_500, 1_500, null);
+        this.store.suspend(woken, List.of(pendingAgain), new Suspend(ExecutionStatus.WAITING, 2_500L, Set.of(),
+                Set.of()), 1_500, 31_500);
+        Lease again = this.store.claimDue("vendas", "v1", "c", 10, 2_600, 32_600, Set.of()).get(0);
+        this.store.recordStep(again, new StepRow("t-1", 4, StepRow.COMMAND, "reservarEstoque", "[]",
+                StepRow.COMPLETED, "true", null, "key-4", 1, 2_610, 2_620, null), null, 2_620, 32_600);
+        StepRow other = new StepRow("t-1", 4, StepRow.COMMAND, "cobrarCartao", "[]", StepRow.COMPLETED, "true", null,
+                "key-4", 1, 2_610, 2_620, null);
+        assertThatExceptionOfType(StoreStatementException.class).isThrownBy(() -> counted.recordSteps(again,
+                List.of(new StepRow("t-1", 3, StepRow.DELAY, "delay", "[1000]", StepRow.COMPLETED, null, null,
+                        "key-3", 1, 1_500, 2_600, null), other), null, 2_630, 32_600));
+        assertThat(this.store.history("t-1").orElseThrow().steps().get(3)).isEqualTo(pendingAgain);
     }
 
     @Test
