@@ -356,6 +356,53 @@ class EngineTests {
     }
 
     @Test
+    void onAStoreThatAnnouncesEveryEndATriggerWhoseCreateFailsLeavesNoMarkAndItsWaitReads() throws Exception {
+        AtomicInteger reads = new AtomicInteger();
+        var listener = new java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>>();
+        ExecutionStore announcing = announcingEnds(reads, listener);
+        // the store fails the first create, as a sync that failed would (whether it committed or not is unknown)
+        AtomicBoolean failCreate = new AtomicBoolean(true);
+        ExecutionStore store = (ExecutionStore) Proxy.newProxyInstance(ExecutionStore.class.getClassLoader(),
+                new Class<?>[] { ExecutionStore.class }, (proxy, method, args) -> {
+                    if (method.getName().equals("create") && failCreate.getAndSet(false)) {
+                        throw new StoreUnavailableException("skail store could not create execution " + PEDIDO
+                                + ": sync failed (test)", new java.io.IOException("sync failed (test)"));
+                    }
+                    try {
+                        return method.invoke(announcing, args);
+                    }
+                    catch (InvocationTargetException ex) {
+                        throw ex.getCause();
+                    }
+                });
+        this.harness = EngineHarness.of(new PedidoComEspera(this.runs), store, SkailJson.createDefault());
+        this.harness.runtime.setResultRecheckInterval(Duration.ofHours(1)); // a wait that reads nothing would hang
+        this.harness.runtime.awaitEnd("nada");
+        org.awaitility.Awaitility.await().until(() -> reads.get() == 1);
+
+        org.assertj.core.api.Assertions.assertThatExceptionOfType(dev.skail.SkailUnavailableException.class)
+            .isThrownBy(() -> this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR));
+
+        // no mark left: a wait reads what the store holds (here nothing: the create did not commit)
+        assertThat(this.harness.runtime.endSignalledHere(PEDIDO)).isFalse();
+        assertThat(this.harness.runtime.awaitEnd(PEDIDO))
+            .failsWithin(Duration.ofSeconds(10))
+            .withThrowableThat()
+            .withCauseInstanceOf(dev.skail.SkailNotFoundException.class);
+        assertThat(reads).hasValue(2);
+
+        // the caller tries again: created, marked, and its end told without a read
+        assertThat(this.harness.trigger("processarPedido", PEDIDO, PEDIDO, VALOR).created()).isTrue();
+        assertThat(this.harness.runtime.endSignalledHere(PEDIDO)).isTrue();
+        java.util.concurrent.CompletableFuture<dev.skail.SkailExecution> ended = this.harness.runtime.awaitEnd(PEDIDO);
+        this.harness.runUntilQuiet(PEDIDO);
+        this.harness.advance(Duration.ofHours(1));
+        assertThat(this.harness.runUntilQuiet(PEDIDO).status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(ended.get(10, java.util.concurrent.TimeUnit.SECONDS).status()).isEqualTo(ExecutionStatus.COMPLETED);
+        assertThat(reads).hasValue(2);
+    }
+
+    @Test
     void anExecutionCreatedWhileTheStoresListenerIsDownOrAWaitThatStartsWhileItIsDownReads() throws Exception {
         AtomicInteger reads = new AtomicInteger();
         var listener = new java.util.concurrent.atomic.AtomicReference<java.util.function.Consumer<String>>();
