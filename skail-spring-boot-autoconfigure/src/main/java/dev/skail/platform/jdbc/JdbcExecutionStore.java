@@ -1001,22 +1001,15 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         boolean implied = impliedByStep(step, given);
         @Nullable AttemptRow attempt = implied ? null : given;
         StringBuilder sql = new StringBuilder(locking ? LOCKING_FENCE : UPDATING_FENCE)
-            .append(", step AS (INSERT INTO skail_step (" + STEP_COLUMNS + ") SELECT CAST(? AS VARCHAR), "
-                + "CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS VARCHAR), "
-                + "CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS VARCHAR), "
-                + "CAST(? AS INT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR) FROM fence"
-                // an implied attempt whose number is taken is not this step's to record: the general path refuses it
-                + (implied ? " WHERE NOT EXISTS (SELECT 1 FROM skail_attempt WHERE task_id = ? "
-                        + "AND position = ? AND function_attempt = ? AND number >= ?)" : "")
-                + " ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
+            .append(", step AS (").append(insertStepFrom("fence"))
+            // an implied attempt whose number is taken is not this step's to record: the general path refuses it
+            .append(implied ? " WHERE " + IMPLIED_ATTEMPT_FREE : "")
+            .append(" ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
         List<@Nullable Object> values = new ArrayList<>(locking ? freshLease(lease, now, leaseUntil)
                 : extendedLease(lease, now, leaseUntil));
-        values.addAll(java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(),
-                step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
-                step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId()));
+        values.addAll(stepValues(step));
         if (implied) {
-            values.addAll(List.of(step.taskId(), step.position(), step.functionAttempt(),
-                    Objects.requireNonNull(given).number()));
+            values.addAll(impliedAttemptValues(step, Objects.requireNonNull(given)));
         }
         if (attempt != null) {
             sql.append(", attempt AS (INSERT INTO skail_attempt (").append(ATTEMPT_COLUMNS).append(") SELECT "
@@ -1136,42 +1129,33 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             long leaseUntil) throws SQLException {
         StringBuilder sql = new StringBuilder(LOCKING_FENCE);
         List<@Nullable Object> values = new ArrayList<>(freshLease(lease, now, leaseUntil));
-        StringBuilder written = new StringBuilder();
+        // the parts that each write a row: their counts add up to the steps written
+        List<String> writes = new ArrayList<>();
         for (int i = 0; i < steps.size(); i++) {
             StepRow step = steps.get(i);
-            String insertInto = "s" + i;
-            if (waited(step)) {
-                sql.append(", c").append(i).append(" AS (UPDATE skail_step SET status = ?, result = ?, error = ?, "
-                        + "completed_at = ? WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ? "
-                        + "AND name = ? AND EXISTS (SELECT 1 FROM fence) RETURNING 1)");
-                values.addAll(java.util.Arrays.asList(step.status(), step.result(), step.error(), step.completedAt(),
-                        step.taskId(), step.position(), step.kind(), step.name()));
-                written.append((i == 0) ? "" : " + ").append("(SELECT COUNT(*) FROM c").append(i).append(") + ");
-            }
-            else {
-                written.append((i == 0) ? "" : " + ");
+            boolean waited = waited(step);
+            if (waited) {
+                sql.append(", c").append(i).append(" AS (").append(COMPLETE_PENDING)
+                    .append(" AND EXISTS (SELECT 1 FROM fence) RETURNING 1)");
+                values.addAll(completePendingValues(step));
+                writes.add("c" + i);
             }
             boolean implied = i == steps.size() - 1 && attempt != null;
-            sql.append(", ").append(insertInto).append(" AS (INSERT INTO skail_step (" + STEP_COLUMNS + ") SELECT "
-                    + "CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS TEXT), "
-                    + "CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS INT), "
-                    + "CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR) FROM fence WHERE TRUE")
-                .append(waited(step) ? " AND NOT EXISTS (SELECT 1 FROM c" + i + ")" : "")
-                .append(implied ? " AND NOT EXISTS (SELECT 1 FROM skail_attempt WHERE task_id = ? AND position = ? "
-                        + "AND function_attempt = ? AND number >= ?)" : "")
+            sql.append(", s").append(i).append(" AS (").append(insertStepFrom("fence")).append(" WHERE TRUE")
+                .append(waited ? " AND NOT EXISTS (SELECT 1 FROM c" + i + ")" : "")
+                .append(implied ? " AND " + IMPLIED_ATTEMPT_FREE : "")
                 .append(" ON CONFLICT (task_id, position) DO NOTHING RETURNING 1)");
-            values.addAll(java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(),
-                    step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
-                    step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId()));
+            values.addAll(stepValues(step));
             if (implied) {
-                values.addAll(List.of(step.taskId(), step.position(), step.functionAttempt(),
-                        Objects.requireNonNull(attempt).number()));
+                values.addAll(impliedAttemptValues(step, Objects.requireNonNull(attempt)));
             }
-            written.append("(SELECT COUNT(*) FROM ").append(insertInto).append(')');
+            writes.add("s" + i);
         }
         // the fence found nothing: nothing was written (0); every step written (1); otherwise 1 / 0, which rolls back
         // what the statement wrote
-        sql.append(", counted AS (SELECT (SELECT COUNT(*) FROM fence) AS fenced, ").append(written)
+        sql.append(", counted AS (SELECT (SELECT COUNT(*) FROM fence) AS fenced, ")
+            .append(writes.stream().map((cte) -> "(SELECT COUNT(*) FROM " + cte + ")")
+                .collect(java.util.stream.Collectors.joining(" + ")))
             .append(" AS written) SELECT CASE WHEN fenced = 0 THEN 0 WHEN written = ").append(steps.size())
             .append(" THEN 1 ELSE 1 / (written - written) END FROM counted");
         try (Connection connection = this.dataSource.getConnection()) {
@@ -1252,19 +1236,12 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      */
     private boolean suspendAtOnce(Lease lease, List<StepRow> steps, Suspend suspend, long now) throws SQLException {
         StringBuilder sql = new StringBuilder("WITH ended AS (UPDATE skail_execution SET status = ?, next_run_at = ?, "
-                + "updated_at = ?, lease_owner = NULL, lease_token = NULL, lease_until = NULL "
-                + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING' RETURNING task_id)");
+                + "updated_at = ?, " + LEASE_ENDED + " RETURNING task_id)");
         List<@Nullable Object> values = new ArrayList<>(java.util.Arrays.asList(suspend.status().name(),
                 suspend.nextRunAt(), now, lease.taskId(), lease.token()));
         for (int i = 0; i < steps.size(); i++) {
-            StepRow step = steps.get(i);
-            sql.append(", s").append(i).append(" AS (INSERT INTO skail_step (" + STEP_COLUMNS + ") SELECT "
-                    + "CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS TEXT), "
-                    + "CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS INT), "
-                    + "CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR) FROM ended RETURNING 1)");
-            values.addAll(java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(),
-                    step.arguments(), step.status(), step.result(), step.error(), step.idempotencyKey(),
-                    step.functionAttempt(), step.startedAt(), step.completedAt(), step.childTaskId()));
+            sql.append(", s").append(i).append(" AS (").append(insertStepFrom("ended")).append(" RETURNING 1)");
+            values.addAll(stepValues(steps.get(i)));
         }
         sql.append(" SELECT (SELECT COUNT(*) FROM ended)");
         try (Connection connection = this.dataSource.getConnection()) {
@@ -1789,8 +1766,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         Object[] all = Arrays.copyOf(values, values.length + 2);
         all[values.length] = lease.taskId();
         all[values.length + 1] = lease.token();
-        if (update(connection, "UPDATE skail_execution SET " + set + ", lease_owner = NULL, lease_token = NULL, "
-                + "lease_until = NULL WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'", all) != 1) {
+        if (update(connection, "UPDATE skail_execution SET " + set + ", " + LEASE_ENDED, all) != 1) {
             throw new LeaseLostException(lease.taskId());
         }
     }
@@ -1912,11 +1888,51 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     /** Completes the step's PENDING row, if it has one of the same kind and name; returns the rows updated. */
     private static int completePending(Connection connection, StepRow step) throws SQLException {
-        return update(connection, "UPDATE skail_step SET status = ?, result = ?, error = ?, completed_at = ? "
-                + "WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ? AND name = ?", step.status(),
-                step.result(), step.error(), step.completedAt(), step.taskId(), step.position(), step.kind(),
-                step.name());
+        return update(connection, COMPLETE_PENDING, completePendingValues(step).toArray());
     }
+
+    /** The update that completes a step's PENDING row of the same kind and name ({@link #completePendingValues}). */
+    private static final String COMPLETE_PENDING = "UPDATE skail_step SET status = ?, result = ?, error = ?, "
+            + "completed_at = ? WHERE task_id = ? AND position = ? AND status = 'PENDING' AND kind = ? AND name = ?";
+
+    private static List<@Nullable Object> completePendingValues(StepRow step) {
+        return java.util.Arrays.asList(step.status(), step.result(), step.error(), step.completedAt(), step.taskId(),
+                step.position(), step.kind(), step.name());
+    }
+
+    /**
+     * On PostgreSQL, an insert of one step whose row is selected from {@code source} (a part of the same statement
+     * answering one row when the lease holds: the fence), its values {@link #stepValues}'s: a runner that lost its
+     * lease inserts nothing.
+     */
+    private static String insertStepFrom(String source) {
+        return "INSERT INTO skail_step (" + STEP_COLUMNS + ") SELECT CAST(? AS VARCHAR), CAST(? AS INT), "
+                + "CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS TEXT), "
+                + "CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS BIGINT), CAST(? AS BIGINT), "
+                + "CAST(? AS VARCHAR) FROM " + source;
+    }
+
+    /** The values of a step's row in the order of {@link #STEP_COLUMNS}. */
+    private static List<@Nullable Object> stepValues(StepRow step) {
+        return java.util.Arrays.asList(step.taskId(), step.position(), step.kind(), step.name(), step.arguments(),
+                step.status(), step.result(), step.error(), step.idempotencyKey(), step.functionAttempt(),
+                step.startedAt(), step.completedAt(), step.childTaskId());
+    }
+
+    /**
+     * The condition that no attempt of the step's command has the implied attempt's number or a higher one
+     * ({@link #impliedAttemptValues}): an implied attempt whose number is taken is not the step's to record.
+     */
+    private static final String IMPLIED_ATTEMPT_FREE = "NOT EXISTS (SELECT 1 FROM skail_attempt WHERE task_id = ? "
+            + "AND position = ? AND function_attempt = ? AND number >= ?)";
+
+    private static List<Object> impliedAttemptValues(StepRow step, AttemptRow attempt) {
+        return List.of(step.taskId(), step.position(), step.functionAttempt(), attempt.number());
+    }
+
+    /** How an update ends the lease it is fenced by (the lease's task id and token are its parameters). */
+    private static final String LEASE_ENDED = "lease_owner = NULL, lease_token = NULL, lease_until = NULL "
+            + "WHERE task_id = ? AND lease_token = ? AND status = 'RUNNING'";
 
     /**
      * Inserts the row unless one with its key is there: one statement either way. PostgreSQL says so with

@@ -55,14 +55,16 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
     static final String ENDED_CHANNEL = "skail_ended";
 
     /**
-     * The claim: the due rows locked, updated, and returned as updated (in the columns
-     * {@link JdbcExecutionStore#executionRow} reads), each with its new token.
+     * The claim's update of the due rows ({@code due}, locked): each returned as updated (in the columns
+     * {@link JdbcExecutionStore#executionRow} reads), with its new token.
      */
-    private static final String CLAIM = "WITH due AS (" + dueTaskIds(" FOR UPDATE SKIP LOCKED") + ") "
-            + "UPDATE skail_execution SET status = 'RUNNING', lease_owner = ?, "
+    private static final String CLAIM_UPDATE = "UPDATE skail_execution SET status = 'RUNNING', lease_owner = ?, "
             + "lease_token = md5(random()::text || task_id), lease_until = ?, updated_at = ? "
             + "WHERE task_id IN (SELECT task_id FROM due) RETURNING " + JdbcExecutionStore.EXECUTION_COLUMNS
             + ", lease_token";
+
+    /** The claim: the due rows locked, then {@link #CLAIM_UPDATE}. */
+    private static final String CLAIM = "WITH due AS (" + dueTaskIds(" FOR UPDATE SKIP LOCKED") + ") " + CLAIM_UPDATE;
 
     /** The transaction's setting in which {@link #CLAIM_WITH_HISTORIES} hands its ids to its second statement. */
     private static final String CLAIMED_SETTING = "skail.claimed";
@@ -82,12 +84,12 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
      * The claim hands the ids it took to the second statement in a setting local to the transaction
      * ({@value #CLAIMED_SETTING}, a text array; each row of the claim's answer carries only its length), and the
      * second statement answers for each id it was handed whether it has a history: an id claimed and not answered
-     * for is taken for one with a history, which its runner reads. Each id is looked up by key: found by what
-     * the claim wrote into them (owner, lease end, time), they were read through an index of {@code skail_execution}
-     * that also holds the entries of every version of a row no longer running, not yet vacuumed (D's wake: 2.3–3.3 ms a
-     * claim, scanning 20,000 such entries of the status index). Each {@code EXISTS} is a probe by key per execution
-     * ({@code OFFSET 0} keeps the planner from hashing a whole table instead, which it chose while the tables'
-     * statistics said they were small).
+     * for is taken for one with a history, which its runner reads. Each {@code EXISTS} is a probe by key per
+     * execution ({@code OFFSET 0} keeps the planner from hashing a whole table instead, which it chose while the
+     * tables' statistics said they were small). Found again by what the claim wrote into them (owner, lease end,
+     * time), the claimed rows were read through an index of {@code skail_execution} that also holds the entries of
+     * every version of a row no longer running, not yet vacuumed (D's wake: 2.3–3.3 ms a claim, scanning 20,000 such
+     * entries of the status index).
      * <p>
      * A statement before the claim has this transaction plan the claim once per connection and keep that plan
      * ({@code plan_cache_mode}, set locally): PostgreSQL planned it again at almost every call (6,122 plans in 8,920
@@ -96,11 +98,8 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
      * limit.
      */
     private static final String CLAIM_WITH_HISTORIES = "SELECT set_config('plan_cache_mode', 'force_generic_plan', "
-            + "true); WITH due AS (" + dueTaskIds(" FOR UPDATE SKIP LOCKED") + "), "
-            + "claimed AS (UPDATE skail_execution SET status = 'RUNNING', lease_owner = ?, "
-            + "lease_token = md5(random()::text || task_id), lease_until = ?, updated_at = ? "
-            + "WHERE task_id IN (SELECT task_id FROM due) RETURNING " + JdbcExecutionStore.EXECUTION_COLUMNS
-            + ", lease_token) SELECT claimed.*, (SELECT length(set_config('" + CLAIMED_SETTING
+            + "true); WITH due AS (" + dueTaskIds(" FOR UPDATE SKIP LOCKED") + "), claimed AS (" + CLAIM_UPDATE
+            + ") SELECT claimed.*, (SELECT length(set_config('" + CLAIMED_SETTING
             + "', array_agg(task_id)::text, true)) FROM claimed) FROM claimed; "
             + "SELECT c.id, EXISTS (SELECT 1 FROM skail_step s WHERE s.task_id = c.id OFFSET 0) "
             + "OR EXISTS (SELECT 1 FROM skail_attempt a WHERE a.task_id = c.id OFFSET 0) "

@@ -88,10 +88,8 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
                 1_160, 1_200, "SUCCEEDED", null, "RECORDED", null);
         this.store.recordStep(lease, charged, succeeded, 1_200, 30_100);
         this.store.fire("t-1", "pagamentoAprovado", "{\"valor\":1234.50}", "e-1", 1_300);
-        java.util.concurrent.atomic.AtomicInteger statements = new java.util.concurrent.atomic.AtomicInteger();
-        JdbcExecutionStore counted = new JdbcExecutionStore(ClaimingTests.countingStatements(this.pool, statements),
-                SqlDialect.POSTGRESQL, new StoreRetry(SqlDialect.POSTGRESQL, 3, Duration.ofMillis(1),
-                        Duration.ofMillis(5)), null, this.schema, true);
+        AtomicInteger statements = new AtomicInteger();
+        JdbcExecutionStore counted = countingStatements(statements);
 
         dev.skail.platform.StoredHistory history = counted.history("t-1").orElseThrow();
 
@@ -141,9 +139,7 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         AttemptRow succeeded = new AttemptRow("t-1", 1, "cobrarCartao", 1, 1, 1_310, 1_320, "SUCCEEDED", null,
                 "RECORDED", null);
         AtomicInteger statements = new AtomicInteger();
-        JdbcExecutionStore counted = new JdbcExecutionStore(ClaimingTests.countingStatements(this.pool, statements),
-                SqlDialect.POSTGRESQL, new StoreRetry(SqlDialect.POSTGRESQL, 3, Duration.ofMillis(1),
-                        Duration.ofMillis(5)), null, this.schema, true);
+        JdbcExecutionStore counted = countingStatements(statements);
 
         // the lease it slept with is no longer held: nothing written, the delay still PENDING
         assertThatExceptionOfType(LeaseLostException.class).isThrownBy(() -> counted.recordSteps(slept,
@@ -198,9 +194,7 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         StepRow delay = new StepRow("t-1", 1, StepRow.DELAY, "delay", "[3600000]", StepRow.PENDING, null, null,
                 "key-1", 1, 200, 200, null);
         AtomicInteger statements = new AtomicInteger();
-        JdbcExecutionStore counted = new JdbcExecutionStore(ClaimingTests.countingStatements(this.pool, statements),
-                SqlDialect.POSTGRESQL, new StoreRetry(SqlDialect.POSTGRESQL, 3, Duration.ofMillis(1),
-                        Duration.ofMillis(5)), null, this.schema, true);
+        JdbcExecutionStore counted = countingStatements(statements);
 
         // a runner that lost its lease: nothing written
         Lease stale = new Lease("t-1", "a", "not-the-token");
@@ -466,6 +460,13 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
     }
 
     /** Execution {@code t-1}, created with these arguments and claimed at 100 with a lease until 30,100. */
+    /** A store on this test's pool whose statements are counted. */
+    private JdbcExecutionStore countingStatements(AtomicInteger statements) {
+        return new JdbcExecutionStore(ClaimingTests.countingStatements(this.pool, statements), SqlDialect.POSTGRESQL,
+                new StoreRetry(SqlDialect.POSTGRESQL, 3, Duration.ofMillis(1), Duration.ofMillis(5)), null,
+                this.schema, true);
+    }
+
     private Lease claimed(String arguments) {
         this.store.create(new ExecutionRow("t-1", "vendas", "v1", "processarPedido", arguments,
                 ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null));
