@@ -24,6 +24,7 @@ import dev.skail.platform.jdbc.H2Urls;
 import dev.skail.platform.jdbc.JdbcExecutionStore;
 import dev.skail.platform.jdbc.SqlDialect;
 import dev.skail.platform.jdbc.StoreExceptionOverride;
+import dev.skail.platform.jdbc.StorePreloading;
 import dev.skail.platform.jdbc.StoreRetry;
 import dev.skail.runtime.Backoff;
 import dev.skail.runtime.DefaultSkailClient;
@@ -79,6 +80,9 @@ public final class SkailAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ExecutionStore skailExecutionStore(SkailProperties properties) {
+        // the start-up's background preloading of the store's classes is over, or never starts, before this thread
+        // touches them
+        StorePreloading.beforeTheStoreOpens();
         SkailProperties.Store store = properties.getStore();
         String url = durableUrl((store.getUrl() != null) ? store.getUrl() : defaultUrl(store.getDirectory()));
         SqlDialect dialect = SqlDialect.fromUrl(url);

@@ -71,6 +71,13 @@ public class SkailWorker implements SmartLifecycle {
     private volatile CountDownLatch claiming = new CountDownLatch(0);
 
     /**
+     * Triggers waiting in {@link #reserve} for a claim to end: a poll leaves them a slot each, so that the next poll
+     * (asked for meanwhile by an ended delivery or another instance's notification, and run by the poller at once)
+     * does not take the slot the claim gave back before the waiting trigger's thread is scheduled.
+     */
+    private final AtomicInteger triggersWaiting = new AtomicInteger();
+
+    /**
      * Whether the last claim found less due work than it had slots for: no work is waiting in the store, and a trigger
      * during the next claim is worth a wait (see {@link #reserve}). Under a backlog, claims fill their slots, and a
      * trigger that finds none free leaves its execution to its turn at once.
@@ -214,7 +221,7 @@ public class SkailWorker implements SmartLifecycle {
         // this worker run more than its concurrency; such a trigger may wait for the claim to end (reserve)
         CountDownLatch claim = new CountDownLatch(1);
         this.claiming = claim;
-        int free = takeFreeSlots(capacity);
+        int free = takeFreeSlots(capacity - this.triggersWaiting.get());
         if (free <= 0) {
             claim.countDown();
             return;
@@ -270,16 +277,18 @@ public class SkailWorker implements SmartLifecycle {
      * it over with {@link #startReserved}, or gives the slot back with {@link #unreserve}. When a poll holds the free
      * slots for its claim and the claim before it drained the store, waits for the claim to end (at most
      * {@link #claimWait}, so a claim kept waiting by the store never holds a trigger up): on an idle runtime the claim
-     * finds nothing, and the trigger's execution still runs at once. Work the claim finds goes first; under a backlog
-     * (the last claim filled its slots) the trigger does not wait, and its execution waits its turn in the store.
+     * finds nothing, and the trigger's execution still runs at once. A poll that starts while a trigger waits (asked for
+     * by an ended delivery or another instance's notification) leaves the waiting trigger a slot: the poller would
+     * otherwise take the slot the claim gave back before the trigger's thread is scheduled. Work the claim finds goes
+     * first; under a backlog (the last claim filled its slots) the trigger does not wait, and its execution waits its
+     * turn in the store.
      * @return whether a slot was free (never while stopping)
      */
     boolean reserve() {
         if (tryReserve()) {
             return true;
         }
-        CountDownLatch claim = this.claiming;
-        if (claim.getCount() == 0 || !this.drained || !this.started || this.runtime.isStopping()) {
+        if (!this.drained) {
             return false;
         }
         long wait = this.claimWait.toMillis();
@@ -287,16 +296,43 @@ public class SkailWorker implements SmartLifecycle {
             // the caller's request deadline (skail.store.request-timeout) bounds the wait too
             wait = Math.min(wait, StoreDeadline.remainingMillis());
         }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, wait));
+        // counted before a claim is read: a poll that starts from now on leaves this trigger a slot, and one that
+        // started before has opened its latch (before taking any slot), which this trigger then waits for
+        this.triggersWaiting.incrementAndGet();
         try {
-            if (wait <= 0 || !claim.await(wait, TimeUnit.MILLISECONDS)) {
-                return false;
+            while (true) {
+                CountDownLatch claim = this.claiming;
+                boolean claimOpen = claim.getCount() > 0;
+                if (!this.drained || !this.started || this.runtime.isStopping()) {
+                    return false;
+                }
+                if (tryReserve()) {
+                    return true;
+                }
+                if (!claimOpen) {
+                    if (this.claiming == claim) {
+                        // no claim held a slot when this one was refused: every slot is held by a running execution
+                        return false;
+                    }
+                    // a claim started meanwhile and may hold the slots: wait for it
+                    continue;
+                }
+                // wait for the claim, then try again: a claim that ended gave its slots back, and the next poll,
+                // whether it started or not, leaves this trigger one
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0 || !claim.await(remaining, TimeUnit.NANOSECONDS)) {
+                    return false;
+                }
             }
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             return false;
         }
-        return tryReserve();
+        finally {
+            this.triggersWaiting.decrementAndGet();
+        }
     }
 
     private boolean tryReserve() {
@@ -310,6 +346,11 @@ public class SkailWorker implements SmartLifecycle {
             }
         }
         return false;
+    }
+
+    /** For tests: whether no poll is asked for or claiming. */
+    boolean quiet() {
+        return !this.pollPending.get() && this.claiming.getCount() == 0;
     }
 
     /** For tests: whether the last claim drained the store (see {@link #reserve}). */

@@ -71,10 +71,13 @@ class TriggerDuringPollTests {
         // long enough for the test to see the trigger wait; the product's wait is 50 ms
         this.worker.claimWait(Duration.ofSeconds(10));
         // an idle runtime whose last claim found nothing waiting (a test before may have left a claim that filled its
-        // slot as the last one)
+        // slot as the last one), with no poll left asked for: the claim a test holds is the one it asks for
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-            this.worker.nudge();
-            return this.worker.busy() == 0 && this.worker.drained();
+            boolean idle = this.worker.busy() == 0 && this.worker.drained();
+            if (!idle) {
+                this.worker.nudge();
+            }
+            return idle && this.worker.quiet();
         });
     }
 
@@ -106,6 +109,36 @@ class TriggerDuringPollTests {
             .isEqualTo(2);
         assertThat(this.pedidos.runs("pedido-1")).isEqualTo(1);
         assertThat(this.client.history("pedido-1").steps()).extracting(SkailStep::name).containsExactly("cobrarCartao");
+    }
+
+    @Test
+    void aPollAskedForWhileATriggerWaitsForAClaimLeavesTheTriggerItsSlot() throws Exception {
+        claimArmed = true;
+        this.worker.nudge();
+        assertThat(claimEntered.await(10, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<SkailHandle<BigDecimal>> triggered = new CompletableFuture<>();
+        Thread caller = trigger("pedido-2", new BigDecimal("250.75"), triggered);
+        Awaitility.await().atMost(Duration.ofSeconds(10))
+            .until(() -> waitsForTheClaim(caller) || triggered.isDone());
+        assertThat(triggered).as("answered without waiting for the claim").isNotDone();
+
+        // another poll is asked for meanwhile (an ended delivery, another instance's notification on PostgreSQL): the
+        // poller runs it as soon as the held claim ends, before the trigger's thread is scheduled; its claim would wait
+        // too, holding the one slot, had it taken it
+        this.worker.nudge();
+        CountDownLatch held = claimMayProceed;
+        claimMayProceed = new CountDownLatch(1);
+        claimArmed = true;
+        held.countDown();
+
+        SkailHandle<BigDecimal> handle = triggered.get(10, TimeUnit.SECONDS);
+        // the trigger took the slot the claim gave back, and its execution runs at once
+        assertThat(handle.execution().status()).isEqualTo(ExecutionStatus.RUNNING);
+        this.pedidos.mayCharge("pedido-2").countDown();
+        assertThat(handle.result(Duration.ofSeconds(10))).isEqualByComparingTo("250.75").extracting(BigDecimal::scale)
+            .isEqualTo(2);
+        assertThat(this.pedidos.runs("pedido-2")).isEqualTo(1);
+        assertThat(this.client.history("pedido-2").steps()).extracting(SkailStep::name).containsExactly("cobrarCartao");
     }
 
     @Test

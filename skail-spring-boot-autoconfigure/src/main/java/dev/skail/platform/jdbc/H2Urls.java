@@ -2,6 +2,8 @@ package dev.skail.platform.jdbc;
 
 import java.util.Locale;
 
+import org.h2.store.fs.FilePath;
+
 /**
  * Makes an H2 store URL as durable as the default one. H2 writes a committed transaction to its file up to
  * {@code WRITE_DELAY} milliseconds (500 by default) after the commit returns, through a background writer of its own;
@@ -43,7 +45,7 @@ public final class H2Urls {
         String database = lower.substring("jdbc:h2:".length());
         if (database.startsWith(H2PreallocatedFilePath.SCHEME + ":")) {
             // H2 finds a file system by its scheme: it must be known before the first connection
-            H2PreallocatedFilePath.register();
+            registerPreallocatedFileSystem();
         }
         if (database.startsWith("mem:") || database.startsWith("memfs:") || database.startsWith("memlzf:")) {
             return url;
@@ -68,6 +70,23 @@ public final class H2Urls {
             return url;
         }
         return url + (url.endsWith(";") ? "" : ";") + WRITE_DELAY + "=0";
+    }
+
+    /**
+     * Makes the preallocated file system known to H2, H2's {@code FilePath} initialized first: as it is initialized,
+     * {@code FilePath} loads H2's own file systems, some of which extend {@code FilePathWrapper} as this one does. A
+     * thread that initialized this file system first (and so {@code FilePathWrapper}, then {@code FilePath}) while
+     * another initialized {@code FilePath} (the start-up's background pre-initialization opening H2, or an application
+     * thread) would wait for the other's class forever, and so would the application's start.
+     */
+    private static void registerPreallocatedFileSystem() {
+        try {
+            Class.forName(FilePath.class.getName(), true, FilePath.class.getClassLoader());
+        }
+        catch (ClassNotFoundException ex) {
+            throw new IllegalStateException(ex);
+        }
+        H2PreallocatedFilePath.register();
     }
 
     private static boolean isZero(String value) {

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
@@ -34,7 +35,23 @@ public final class StorePreloading {
             "org.postgresql.core.v3.QueryExecutorImpl", "org.postgresql.jdbc.PgPreparedStatement",
             "org.postgresql.jdbc.PgResultSet");
 
+    /** How long the store, about to open, waits for the preloading running at that moment to end. */
+    static final Duration MOST_A_STORE_WAITS = Duration.ofSeconds(10);
+
+    private static final PreloadGate GATE = new PreloadGate();
+
     private StorePreloading() {
+    }
+
+    /**
+     * To be called by the application's thread that is about to create the store, before it touches H2, the pool or a
+     * JDBC driver: a preloading that has not started then never does (the store loads what it needs itself), and one
+     * that is running is waited for (at most {@link #MOST_A_STORE_WAITS}). Two threads that initialize one library's
+     * classes at once can each wait for a class the other is initializing, for ever: H2's {@code FilePath} and its
+     * wrappers did (see {@code H2Urls}), and no library promises there is no other such pair.
+     */
+    public static void beforeTheStoreOpens() {
+        GATE.closeOrAwait(MOST_A_STORE_WAITS);
     }
 
     /**
@@ -64,6 +81,18 @@ public final class StorePreloading {
      * @throws SQLException when H2 refuses (nothing is left behind either way)
      */
     public static void preload(boolean h2) throws SQLException {
+        if (!GATE.open()) {
+            return;
+        }
+        try {
+            preloadNow(h2);
+        }
+        finally {
+            GATE.over();
+        }
+    }
+
+    private static void preloadNow(boolean h2) throws SQLException {
         ClassLoader loader = StorePreloading.class.getClassLoader();
         for (String name : POOL_CLASSES) {
             try {

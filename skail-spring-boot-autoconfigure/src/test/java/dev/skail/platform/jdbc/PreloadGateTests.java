@@ -1,0 +1,48 @@
+package dev.skail.platform.jdbc;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The store's opening and the background preloading of its classes never run at once. */
+class PreloadGateTests {
+
+    private final PreloadGate gate = new PreloadGate();
+
+    @Test
+    void aStoreThatOpensFirstKeepsThePreloadingFromEverStarting() {
+        assertThat(this.gate.closeOrAwait(Duration.ofSeconds(10))).isTrue();
+        assertThat(this.gate.open()).isFalse();
+        // a second store (another context in the same JVM) does not wait either
+        assertThat(this.gate.closeOrAwait(Duration.ofSeconds(10))).isTrue();
+    }
+
+    @Test
+    void aStoreThatOpensWhileThePreloadingRunsWaitsForItsEnd() throws Exception {
+        assertThat(this.gate.open()).isTrue();
+        Thread[] store = new Thread[1];
+        CompletableFuture<Boolean> opened = CompletableFuture.supplyAsync(() -> {
+            store[0] = Thread.currentThread();
+            return this.gate.closeOrAwait(Duration.ofSeconds(30));
+        });
+        Awaitility.await().atMost(Duration.ofSeconds(10))
+            .until(() -> store[0] != null && store[0].getState() == Thread.State.TIMED_WAITING);
+        assertThat(opened).isNotDone();
+
+        this.gate.over();
+        assertThat(opened.get(10, TimeUnit.SECONDS)).isTrue();
+        // the preloading runs once
+        assertThat(this.gate.open()).isFalse();
+    }
+
+    @Test
+    void aPreloadingThatDoesNotEndHoldsTheStoreOnlySoLong() {
+        assertThat(this.gate.open()).isTrue();
+        assertThat(this.gate.closeOrAwait(Duration.ofMillis(50))).isFalse();
+    }
+}
