@@ -525,8 +525,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             throws SQLException {
         String sql = "WITH created AS (" + INSERT_EXECUTION + " ON CONFLICT (task_id) DO NOTHING "
                 + "RETURNING task_id, workload, version) SELECT (SELECT COUNT(*) FROM created), "
-                + ((lease == null) ? "(SELECT COUNT(pg_notify('" + PostgreSqlJdbcCustomization.CHANNEL_PREFIX
-                        + "' || md5(workload || ':' || version), task_id)) FROM created)" : "0");
+                + ((lease == null) ? "(SELECT COUNT(pg_notify(" + PostgreSqlJdbcCustomization.channel("workload",
+                        "version") + ", task_id)) FROM created)" : "0");
         try (Connection connection = this.dataSource.getConnection()) {
             connection.setAutoCommit(true);
             boolean created;

@@ -1,14 +1,10 @@
 package dev.skail.platform.jdbc;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -46,13 +42,13 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
      */
     private static final String LOCK_KEY = "SELECT hashtext(current_setting('search_path'))";
 
-    static final String CHANNEL_PREFIX = "skail_";
-
     /**
-     * The channel of ended executions: one per database, whatever the workload or version (a caller may wait for an
-     * execution of a version it does not serve); the payload is the task id.
+     * The channel of ended executions, in SQL: one per schema, whatever the workload or version (a caller may wait for
+     * an execution of a version it does not serve); the payload is the task id. PostgreSQL's channels are the
+     * database's: the schema's name in the channel keeps stores in other schemas of the same database from waking each
+     * other.
      */
-    static final String ENDED_CHANNEL = "skail_ended";
+    static final String ENDED_CHANNEL = "'skail_ended_' || md5(COALESCE(current_schema(), ''))";
 
     /**
      * The claim's update of the due rows ({@code due}, locked): each returned as updated (in the columns
@@ -107,9 +103,9 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
             + "FROM unnest(COALESCE(NULLIF(current_setting('" + CLAIMED_SETTING
             + "', true), ''), '{}')::text[]) AS c(id)";
 
-    /** A notification on the channel of the execution's own workload version, the same as {@link #channel}. */
-    private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL_PREFIX
-            + "' || md5(workload || ':' || version), task_id) FROM skail_execution WHERE ";
+    /** A notification on the channel of the execution's own workload version (see {@link #channel(String, String)}). */
+    private static final String NOTIFY = "SELECT pg_notify(" + channel("workload", "version")
+            + ", task_id) FROM skail_execution WHERE ";
 
     private static final String NOTIFY_EXECUTION = NOTIFY + "task_id = ?";
 
@@ -127,9 +123,9 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
             + "woken AS (UPDATE skail_execution parent SET next_run_at = CASE WHEN parent.status = 'WAITING' THEN ? "
             + "ELSE parent.next_run_at END FROM done WHERE parent.task_id = done.parent_task_id "
             + "RETURNING parent.task_id, parent.workload, parent.version, parent.status) "
-            + "SELECT (SELECT COUNT(*) FROM done), (SELECT COUNT(pg_notify('" + CHANNEL_PREFIX
-            + "' || md5(workload || ':' || version), task_id)) FROM woken WHERE status = 'WAITING'), "
-            + "(SELECT COUNT(pg_notify('" + ENDED_CHANNEL + "', task_id)) FROM done), "
+            + "SELECT (SELECT COUNT(*) FROM done), (SELECT COUNT(pg_notify(" + channel("workload", "version")
+            + ", task_id)) FROM woken WHERE status = 'WAITING'), "
+            + "(SELECT COUNT(pg_notify(" + ENDED_CHANNEL + ", task_id)) FROM done), "
             + JdbcExecutionStore.executionColumns("d.") + ", "
             + "ARRAY(SELECT t.tag_key FROM skail_tag t WHERE t.task_id = d.task_id ORDER BY t.tag_key, t.tag_value), "
             + "ARRAY(SELECT t.tag_value FROM skail_tag t WHERE t.task_id = d.task_id ORDER BY t.tag_key, t.tag_value) "
@@ -208,9 +204,11 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
 
     @Override
     void announceDue(Connection connection, String workload, String version, String taskId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
-            ps.setString(1, channel(workload, version));
-            ps.setString(2, taskId);
+        try (PreparedStatement ps = connection
+            .prepareStatement("SELECT pg_notify(" + channel("CAST(? AS text)", "CAST(? AS text)") + ", ?)")) {
+            ps.setString(1, workload);
+            ps.setString(2, version);
+            ps.setString(3, taskId);
             ps.execute();
         }
     }
@@ -234,13 +232,14 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
 
     @Override
     AutoCloseable listen(DataSource dataSource, String workload, String version, Runnable wakeUp) {
-        return new PostgreSqlNotificationListener(dataSource, channel(workload, version), wakeUp);
+        return new PostgreSqlNotificationListener(dataSource, (connection) -> channel(connection, workload, version),
+                wakeUp);
     }
 
 
     @Override
     void announceEnded(Connection connection, String taskId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_notify('" + ENDED_CHANNEL + "', ?)")) {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_notify(" + ENDED_CHANNEL + ", ?)")) {
             ps.setString(1, taskId);
             ps.execute();
         }
@@ -248,7 +247,8 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
 
     @Override
     AutoCloseable listenEnded(DataSource dataSource, java.util.function.Consumer<@Nullable String> ended) {
-        return new PostgreSqlNotificationListener(dataSource, ENDED_CHANNEL, () -> ended.accept(null), ended);
+        return new PostgreSqlNotificationListener(dataSource, (connection) -> name(connection, "SELECT " + ENDED_CHANNEL),
+                () -> ended.accept(null), ended);
     }
 
     @Override
@@ -311,17 +311,31 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
     }
 
     /**
-     * The channel of a workload version: a name PostgreSQL accepts whatever the workload's name and length (at most 63
-     * bytes, no quoting), the same as the one {@link #NOTIFY} makes in SQL.
+     * The channel of a workload version in the connection's schema, in SQL: a name PostgreSQL accepts whatever the
+     * names and their length (at most 63 bytes, no quoting). PostgreSQL's channels are the database's: the schema's
+     * name in the channel keeps stores in other schemas of the same database (another environment, another
+     * application with the same workload's name) from waking each other's workers.
+     * @param workload the workload's name, in SQL (a column, or a parameter cast to text)
+     * @param version the version, in SQL
      */
     static String channel(String workload, String version) {
-        try {
-            byte[] digest = MessageDigest.getInstance("MD5")
-                .digest((workload + ":" + version).getBytes(StandardCharsets.UTF_8));
-            return CHANNEL_PREFIX + HexFormat.of().formatHex(digest);
-        }
-        catch (NoSuchAlgorithmException ex) {
-            throw new IllegalStateException(ex);
+        return "'skail_' || md5(COALESCE(current_schema(), '') || ':' || " + workload + " || ':' || " + version + ")";
+    }
+
+    /** The channel of a workload version in the connection's schema (see {@link #channel(String, String)}). */
+    static String channel(Connection connection, String workload, String version) throws SQLException {
+        return name(connection, "SELECT " + channel("CAST(? AS text)", "CAST(? AS text)"), workload, version);
+    }
+
+    private static String name(Connection connection, String sql, String... parameters) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                ps.setString(i + 1, parameters[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
         }
     }
 }

@@ -42,7 +42,8 @@ final class PostgreSqlNotificationListener implements ExecutionStore.Listening {
 
     private final DataSource dataSource;
 
-    private final String channel;
+    /** The channel's name, asked of each connection that listens (it depends on the connection's schema). */
+    private final ChannelName channel;
 
     private final Runnable wakeUp;
 
@@ -64,7 +65,7 @@ final class PostgreSqlNotificationListener implements ExecutionStore.Listening {
     /** Whether the last attempt to listen failed (the listening thread's own state). */
     private boolean failing;
 
-    PostgreSqlNotificationListener(DataSource dataSource, String channel, Runnable wakeUp) {
+    PostgreSqlNotificationListener(DataSource dataSource, ChannelName channel, Runnable wakeUp) {
         this(dataSource, channel, wakeUp, null);
     }
 
@@ -72,7 +73,7 @@ final class PostgreSqlNotificationListener implements ExecutionStore.Listening {
      * @param wakeUp what runs whenever listening starts (again)
      * @param payloads what each notification's payload goes to
      */
-    PostgreSqlNotificationListener(DataSource dataSource, String channel, Runnable wakeUp,
+    PostgreSqlNotificationListener(DataSource dataSource, ChannelName channel, Runnable wakeUp,
             @Nullable Consumer<String> payloads) {
         this.dataSource = dataSource;
         this.channel = channel;
@@ -115,7 +116,7 @@ final class PostgreSqlNotificationListener implements ExecutionStore.Listening {
             connection.setAutoCommit(true);
             PGConnection notifications = connection.unwrap(PGConnection.class);
             try (Statement statement = connection.createStatement()) {
-                statement.execute("LISTEN " + this.channel);
+                statement.execute("LISTEN " + this.channel.of(connection));
             }
             try {
                 this.listening = true;
@@ -181,6 +182,13 @@ final class PostgreSqlNotificationListener implements ExecutionStore.Listening {
                 left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
             }
         }
+    }
+
+    /** The name of the channel to listen on, for a connection of the store's. */
+    @FunctionalInterface
+    interface ChannelName {
+
+        String of(Connection connection) throws SQLException;
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.skail.ExecutionStatus;
 import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
 import dev.skail.platform.StepRow;
 import dev.skail.platform.Suspend;
@@ -270,6 +271,54 @@ class ClaimingOnPostgreSqlTests extends ClaimingTests {
     }
 
     @Test
+    void storesInOtherSchemasOfTheDatabaseWakeNoWorkerHereAndTellNoEndHere() throws Exception {
+        String schemaHere = this.schemas.get(this.schemas.size() - 1);
+        JdbcExecutionStore here = instance();
+        // another environment in the same database, with the same workload and version
+        freshDatabase();
+        JdbcExecutionStore elsewhere = instance();
+        List<String> ended = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ExecutionStore.Listening endsHere = here.onEnded((taskId) -> {
+            if (taskId != null) {
+                ended.add(taskId);
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(endsHere::listening);
+        try (Connection listener = java.sql.DriverManager.getConnection(postgresUrl())) {
+            listener.setSchema(schemaHere);
+            String channel = PostgreSqlJdbcCustomization.channel(listener, "vendas", this.version);
+            try (Statement statement = listener.createStatement()) {
+                statement.execute("LISTEN " + channel);
+            }
+
+            // PostgreSQL delivers notifications in the order their transactions committed: had elsewhere's reached
+            // this schema's channels, they would come before here's
+            for (JdbcExecutionStore store : List.of(elsewhere, here)) {
+                String taskId = (store == here) ? "pedido-here" : "pedido-elsewhere";
+                store.create(execution(taskId, this.version, 0));
+                Lease lease = store.claimDue("vendas", this.version, "a", 1, 100, 30_100, Set.of()).get(0);
+                store.complete(lease, "{\"total\":150.00}", 200);
+            }
+
+            List<String> due = new ArrayList<>();
+            org.postgresql.PGConnection notifications = listener.unwrap(org.postgresql.PGConnection.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                org.postgresql.PGNotification[] received = notifications.getNotifications(100);
+                if (received != null) {
+                    for (org.postgresql.PGNotification notification : received) {
+                        due.add(notification.getParameter());
+                    }
+                }
+                return due.contains("pedido-here");
+            });
+            assertThat(due).containsExactly("pedido-here");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> ended.contains("pedido-here"));
+        assertThat(ended).containsExactly("pedido-here");
+        endsHere.close();
+    }
+
+    @Test
     void theListenerListensAgainAfterItsConnectionIsDropped() throws Exception {
         JdbcExecutionStore triggering = instance();
         AtomicInteger wakeUps = listening(instance());
@@ -316,9 +365,15 @@ class ClaimingOnPostgreSqlTests extends ClaimingTests {
     }
 
     private int terminate(String sql) throws Exception {
-        try (Connection connection = java.sql.DriverManager.getConnection(postgresUrl());
-                PreparedStatement ps = connection.prepareStatement(sql)) {
-            ps.setString(1, "LISTEN " + PostgreSqlJdbcCustomization.channel("vendas", this.version));
+        try (Connection connection = java.sql.DriverManager.getConnection(postgresUrl())) {
+            connection.setSchema(this.schemas.get(this.schemas.size() - 1));
+            return terminate(connection, sql);
+        }
+    }
+
+    private int terminate(Connection connection, String sql) throws Exception {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.setString(1, "LISTEN " + PostgreSqlJdbcCustomization.channel(connection, "vendas", this.version));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getInt(1);
