@@ -67,6 +67,9 @@ public class SkailWorker implements SmartLifecycle {
 
     private final AtomicBoolean pollPending = new AtomicBoolean();
 
+    /** Whether a poll runs (for {@link #quiet}: a poll clears {@link #pollPending} before it opens its claim). */
+    private volatile boolean polling;
+
     /** Open while a poll holds the free slots for its claim; {@link #reserve} may wait for it. */
     private volatile CountDownLatch claiming = new CountDownLatch(0);
 
@@ -207,6 +210,16 @@ public class SkailWorker implements SmartLifecycle {
     }
 
     void poll() {
+        this.polling = true;
+        try {
+            pollOnce();
+        }
+        finally {
+            this.polling = false;
+        }
+    }
+
+    private void pollOnce() {
         this.pollPending.set(false);
         if (!this.started) {
             return;
@@ -348,9 +361,9 @@ public class SkailWorker implements SmartLifecycle {
         return false;
     }
 
-    /** For tests: whether no poll is asked for or claiming. */
+    /** For tests: whether no poll is asked for or runs, and no slot is taken. */
     boolean quiet() {
-        return !this.pollPending.get() && this.claiming.getCount() == 0;
+        return !this.pollPending.get() && !this.polling && this.claiming.getCount() == 0 && this.busy.get() == 0;
     }
 
     /** For tests: whether the last claim drained the store (see {@link #reserve}). */

@@ -64,9 +64,14 @@ class ClaimedCreateFailureTests {
         // the trigger must find a free slot and create its execution claimed: once the worker's first claim (at its
         // start) has ended, as in TriggerDuringPollTests; before it, the trigger created the execution unclaimed and
         // the failing claimed create never ran (seen once in a clean-clone run)
+        // with no poll left asked for, and a wait for a claim that a loaded machine does not outlast
+        this.worker.claimWait(Duration.ofSeconds(10));
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-            this.worker.nudge();
-            return this.worker.busy() == 0 && this.worker.drained();
+            boolean idle = this.worker.busy() == 0 && this.worker.drained();
+            if (!idle) {
+                this.worker.nudge();
+            }
+            return idle && this.worker.quiet();
         });
         OffsetDateTime prazo = OffsetDateTime.parse("2026-12-24T18:00:00-03:00");
         assertThatExceptionOfType(SkailUnavailableException.class)

@@ -97,9 +97,10 @@ class WorkerPrefetchTests {
         List<String> ids = trigger("stop");
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> this.cobrancas.inFlight.get() == 2);
         this.cobrancas.gate.release(1);
-        // two charging (the one the freed thread took has begun too), two claimed ahead
+        // the first charged and ended, two charging (the one the freed thread took has begun too), two claimed ahead
         Awaitility.await().atMost(Duration.ofSeconds(20))
-            .until(() -> this.worker.queued() == 2 && this.cobrancas.inFlight.get() == 2);
+            .until(() -> count(ids, ExecutionStatus.COMPLETED) == 1 && this.cobrancas.inFlight.get() == 2
+                    && this.worker.queued() == 2);
         List<String> queued = ids.stream()
             .filter((id) -> this.cobrancas.runs(id) == 0
                     && this.client.find(id).orElseThrow().status() == ExecutionStatus.RUNNING)
