@@ -80,11 +80,12 @@ public final class SkailAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     ExecutionStore skailExecutionStore(SkailProperties properties) {
-        // the start-up's background preloading of the store's classes is over, or never starts, before this thread
-        // touches them
-        StorePreloading.beforeTheStoreOpens();
         SkailProperties.Store store = properties.getStore();
-        String url = durableUrl((store.getUrl() != null) ? store.getUrl() : defaultUrl(store.getDirectory()));
+        String configured = (store.getUrl() != null) ? store.getUrl() : defaultUrl(store.getDirectory());
+        // the start-up's background preloading is done with the store's classes, or never starts, before this thread
+        // touches them
+        StorePreloading.beforeTheStoreOpens(configured.toLowerCase(java.util.Locale.ROOT).startsWith("jdbc:h2:"));
+        String url = durableUrl(configured);
         SqlDialect dialect = SqlDialect.fromUrl(url);
         HikariConfig config = new HikariConfig();
         config.setPoolName("skail");

@@ -65,14 +65,7 @@ class ClaimedCreateFailureTests {
         // start) has ended, as in TriggerDuringPollTests; before it, the trigger created the execution unclaimed and
         // the failing claimed create never ran (seen once in a clean-clone run)
         // with no poll left asked for, and a wait for a claim that a loaded machine does not outlast
-        this.worker.claimWait(Duration.ofSeconds(10));
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-            boolean idle = this.worker.busy() == 0 && this.worker.drained();
-            if (!idle) {
-                this.worker.nudge();
-            }
-            return idle && this.worker.quiet();
-        });
+        QuietWorker.await(this.worker, Duration.ofSeconds(10));
         OffsetDateTime prazo = OffsetDateTime.parse("2026-12-24T18:00:00-03:00");
         assertThatExceptionOfType(SkailUnavailableException.class)
             .isThrownBy(() -> this.client.trigger("pedido-7", Pedidos.class,

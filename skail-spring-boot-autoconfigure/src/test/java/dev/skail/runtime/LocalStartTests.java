@@ -55,17 +55,9 @@ class LocalStartTests {
     @org.junit.jupiter.api.BeforeEach
     void aTriggerDuringAClaimWaitsForIt() {
         // the product waits 50 ms for a claim running as a trigger comes, which a loaded machine may exceed: these
-        // tests' triggers must find the free slot whenever there is one
-        this.worker.claimWait(Duration.ofSeconds(10));
-        // an idle worker whose last claim found nothing (a test before may have left a claim that filled its slot as
-        // the last one: a trigger then leaves its execution to its turn), with no poll asked for
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-            boolean idle = this.worker.busy() == 0 && this.worker.drained();
-            if (!idle) {
-                this.worker.nudge();
-            }
-            return idle && this.worker.quiet();
-        });
+        // tests' triggers must find the free slot whenever there is one (and a test before may have left a claim that
+        // filled the slot as the last one)
+        QuietWorker.await(this.worker, Duration.ofSeconds(10));
     }
 
     @Test

@@ -68,17 +68,9 @@ class TriggerDuringPollTests {
         claimArmed = false;
         claimEntered = new CountDownLatch(1);
         claimMayProceed = new CountDownLatch(1);
-        // long enough for the test to see the trigger wait; the product's wait is 50 ms
-        this.worker.claimWait(Duration.ofSeconds(10));
-        // an idle runtime whose last claim found nothing waiting (a test before may have left a claim that filled its
-        // slot as the last one), with no poll left asked for: the claim a test holds is the one it asks for
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-            boolean idle = this.worker.busy() == 0 && this.worker.drained();
-            if (!idle) {
-                this.worker.nudge();
-            }
-            return idle && this.worker.quiet();
-        });
+        // long enough for the test to see the trigger wait (the product's wait is 50 ms); the claim a test holds is the
+        // one it asks for
+        QuietWorker.await(this.worker, Duration.ofSeconds(10));
     }
 
     @AfterEach

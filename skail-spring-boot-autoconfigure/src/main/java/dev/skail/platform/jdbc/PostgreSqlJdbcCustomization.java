@@ -24,7 +24,7 @@ import dev.skail.platform.StoredHistory;
  * own, and the leases come back with {@code RETURNING}; the worker's claim sends a second statement with it, in the
  * same transaction and round trip, which names the claimed executions that have a history.</li>
  * <li>Writes that make work due at once (a trigger, an event to a waiting execution, a resume, a child's end, a
- * hand-back) send {@code pg_notify} in their transaction, on a channel per workload version; each instance listens
+ * hand-back) send {@code pg_notify} in their transaction, on a channel per schema and workload version; each instance listens
  * on a connection of its own and polls at once ({@link PostgreSqlNotificationListener}).</li>
  * <li>The schema is migrated under an advisory lock, so that instances starting at once on an empty database do not
  * race.</li>
@@ -43,12 +43,25 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
     private static final String LOCK_KEY = "SELECT hashtext(current_setting('search_path'))";
 
     /**
+     * The schema the store's tables are in, in SQL, as the connection finds them (null before they exist): the one name
+     * both the statements that notify and the connection that listens agree on. {@code current_schema()} would not do:
+     * it is null on a connection opened before the store's migration created its schema (a listener that started while
+     * the database was down), and a schema created later ahead in the search path ({@code "$user"}) changes it while
+     * the tables stay where they are. Looked up when the statement runs ({@code to_regclass}), not when it is planned.
+     */
+    private static final String STORE_SCHEMA_OR_NULL = "(SELECT relnamespace::regnamespace::text FROM pg_class "
+            + "WHERE oid = to_regclass('skail_execution'))";
+
+    /** {@link #STORE_SCHEMA_OR_NULL}, never null: a statement that notifies never fails for its channel's name. */
+    private static final String STORE_SCHEMA = "COALESCE(" + STORE_SCHEMA_OR_NULL + ", '')";
+
+    /**
      * The channel of ended executions, in SQL: one per schema, whatever the workload or version (a caller may wait for
      * an execution of a version it does not serve); the payload is the task id. PostgreSQL's channels are the
      * database's: the schema's name in the channel keeps stores in other schemas of the same database from waking each
      * other.
      */
-    static final String ENDED_CHANNEL = "'skail_ended_' || md5(COALESCE(current_schema(), ''))";
+    static final String ENDED_CHANNEL = "'skail_ended_' || md5(" + STORE_SCHEMA + ")";
 
     /**
      * The claim's update of the due rows ({@code due}, locked): each returned as updated (in the columns
@@ -247,7 +260,7 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
 
     @Override
     AutoCloseable listenEnded(DataSource dataSource, java.util.function.Consumer<@Nullable String> ended) {
-        return new PostgreSqlNotificationListener(dataSource, (connection) -> name(connection, "SELECT " + ENDED_CHANNEL),
+        return new PostgreSqlNotificationListener(dataSource, (connection) -> name(connection, ENDED_CHANNEL),
                 () -> ended.accept(null), ended);
     }
 
@@ -311,7 +324,7 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
     }
 
     /**
-     * The channel of a workload version in the connection's schema, in SQL: a name PostgreSQL accepts whatever the
+     * The channel of a workload version in the store's schema, in SQL: a name PostgreSQL accepts whatever the
      * names and their length (at most 63 bytes, no quoting). PostgreSQL's channels are the database's: the schema's
      * name in the channel keeps stores in other schemas of the same database (another environment, another
      * application with the same workload's name) from waking each other's workers.
@@ -319,22 +332,29 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
      * @param version the version, in SQL
      */
     static String channel(String workload, String version) {
-        return "'skail_' || md5(COALESCE(current_schema(), '') || ':' || " + workload + " || ':' || " + version + ")";
+        return "'skail_' || md5(" + STORE_SCHEMA + " || ':' || " + workload + " || ':' || " + version + ")";
     }
 
-    /** The channel of a workload version in the connection's schema (see {@link #channel(String, String)}). */
+    /**
+     * The channel of a workload version in the store's schema (see {@link #channel(String, String)}).
+     * @throws SQLException when the store's tables are not (yet) there: the listener tries again later
+     */
     static String channel(Connection connection, String workload, String version) throws SQLException {
-        return name(connection, "SELECT " + channel("CAST(? AS text)", "CAST(? AS text)"), workload, version);
+        return name(connection, channel("CAST(? AS text)", "CAST(? AS text)"), workload, version);
     }
 
-    private static String name(Connection connection, String sql, String... parameters) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+    /** The name of a channel, given in SQL, on a connection that finds the store's tables. */
+    private static String name(Connection connection, String channel, String... parameters) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT " + STORE_SCHEMA_OR_NULL + ", " + channel)) {
             for (int i = 0; i < parameters.length; i++) {
                 ps.setString(i + 1, parameters[i]);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                return rs.getString(1);
+                if (rs.getString(1) == null) {
+                    throw new SQLException("skail's tables are not in the search path of the store's connections yet");
+                }
+                return rs.getString(2);
             }
         }
     }

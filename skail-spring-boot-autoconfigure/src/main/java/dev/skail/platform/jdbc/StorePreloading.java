@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.h2.store.fs.FileUtils;
 
 /**
@@ -40,18 +42,26 @@ public final class StorePreloading {
 
     private static final PreloadGate GATE = new PreloadGate();
 
+    private static final Log logger = LogFactory.getLog(StorePreloading.class);
+
     private StorePreloading() {
     }
 
     /**
      * To be called by the application's thread that is about to create the store, before it touches H2, the pool or a
      * JDBC driver: a preloading that has not started then never does (the store loads what it needs itself), and one
-     * that is running is waited for (at most {@link #MOST_A_STORE_WAITS}). Two threads that initialize one library's
-     * classes at once can each wait for a class the other is initializing, for ever: H2's {@code FilePath} and its
-     * wrappers did (see {@code H2Urls}), and no library promises there is no other such pair.
+     * that is running is waited for (at most {@link #MOST_A_STORE_WAITS}, then the store opens anyway, with a
+     * warning): all of it for an H2 store, its pool's and drivers' part (which comes first) for another. Two threads
+     * that initialize one library's classes at once can each wait for a class the other is initializing, for ever:
+     * H2's {@code FilePath} and its wrappers did (see {@code H2Urls}), and no library promises there is no other such
+     * pair.
+     * @param h2 whether the store is H2's
      */
-    public static void beforeTheStoreOpens() {
-        GATE.closeOrAwait(MOST_A_STORE_WAITS);
+    public static void beforeTheStoreOpens(boolean h2) {
+        if (!GATE.closeOrAwait(MOST_A_STORE_WAITS, h2)) {
+            logger.warn("skail's background preloading of the store's classes has not ended after "
+                    + MOST_A_STORE_WAITS.toSeconds() + " s: opening the store meanwhile");
+        }
     }
 
     /**
@@ -104,6 +114,7 @@ public final class StorePreloading {
             }
         }
         preparePoolConfiguration();
+        GATE.poolReady();
         if (!h2) {
             return;
         }

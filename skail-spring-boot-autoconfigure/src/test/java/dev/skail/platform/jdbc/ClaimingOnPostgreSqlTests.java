@@ -283,8 +283,8 @@ class ClaimingOnPostgreSqlTests extends ClaimingTests {
                 ended.add(taskId);
             }
         });
-        await().atMost(Duration.ofSeconds(5)).until(endsHere::listening);
-        try (Connection listener = java.sql.DriverManager.getConnection(postgresUrl())) {
+        try (endsHere; Connection listener = java.sql.DriverManager.getConnection(postgresUrl())) {
+            await().atMost(Duration.ofSeconds(5)).until(endsHere::listening);
             listener.setSchema(schemaHere);
             String channel = PostgreSqlJdbcCustomization.channel(listener, "vendas", this.version);
             try (Statement statement = listener.createStatement()) {
@@ -312,10 +312,35 @@ class ClaimingOnPostgreSqlTests extends ClaimingTests {
                 return due.contains("pedido-here");
             });
             assertThat(due).containsExactly("pedido-here");
+            await().atMost(Duration.ofSeconds(5)).until(() -> ended.contains("pedido-here"));
+            assertThat(ended).containsExactly("pedido-here");
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> ended.contains("pedido-here"));
-        assertThat(ended).containsExactly("pedido-here");
-        endsHere.close();
+    }
+
+    @Test
+    void aListenerThatStartsBeforeTheStoresSchemaExistsListensOnItsChannelOnceItDoes() throws Exception {
+        // an instance whose store could not be migrated yet (the database was down at its start): its worker's
+        // listener starts meanwhile, on connections whose schema does not exist
+        String schema = "claiming_" + UUID.randomUUID().toString().replace("-", "");
+        this.schemas.add(schema);
+        try (HikariDataSource pool = new HikariDataSource()) {
+            pool.setJdbcUrl(postgresUrl());
+            pool.setSchema(schema);
+            pool.setMaximumPoolSize(3);
+            JdbcExecutionStore late = new JdbcExecutionStore(pool, SqlDialect.POSTGRESQL,
+                    new StoreRetry(SqlDialect.POSTGRESQL, 3, Duration.ofMillis(1), Duration.ofMillis(5)), null,
+                    schema, true);
+            AtomicInteger wakeUps = new AtomicInteger();
+            try (AutoCloseable listening = late.onDue("vendas", this.version, wakeUps::incrementAndGet)) {
+                late.initialize();
+                // it listens once the tables are there (it wakes up once then), on the channel the store notifies
+                await().atMost(Duration.ofSeconds(20)).until(() -> wakeUps.get() > 0);
+                int before = wakeUps.get();
+                late.create(execution("pedido-1", this.version, 0));
+                await().atMost(WITHIN_A_SECOND).until(() -> wakeUps.get() > before);
+                late.close();
+            }
+        }
     }
 
     @Test

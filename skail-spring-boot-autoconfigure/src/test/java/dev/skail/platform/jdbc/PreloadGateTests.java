@@ -16,10 +16,10 @@ class PreloadGateTests {
 
     @Test
     void aStoreThatOpensFirstKeepsThePreloadingFromEverStarting() {
-        assertThat(this.gate.closeOrAwait(Duration.ofSeconds(10))).isTrue();
+        assertThat(this.gate.closeOrAwait(Duration.ofSeconds(10), true)).isTrue();
         assertThat(this.gate.open()).isFalse();
         // a second store (another context in the same JVM) does not wait either
-        assertThat(this.gate.closeOrAwait(Duration.ofSeconds(10))).isTrue();
+        assertThat(this.gate.closeOrAwait(Duration.ofSeconds(10), true)).isTrue();
     }
 
     @Test
@@ -28,7 +28,7 @@ class PreloadGateTests {
         Thread[] store = new Thread[1];
         CompletableFuture<Boolean> opened = CompletableFuture.supplyAsync(() -> {
             store[0] = Thread.currentThread();
-            return this.gate.closeOrAwait(Duration.ofSeconds(30));
+            return this.gate.closeOrAwait(Duration.ofSeconds(30), true);
         });
         Awaitility.await().atMost(Duration.ofSeconds(10))
             .until(() -> store[0] != null && store[0].getState() == Thread.State.TIMED_WAITING);
@@ -41,8 +41,29 @@ class PreloadGateTests {
     }
 
     @Test
+    void aPostgreSqlStoreWaitsOnlyForThePoolsClassesNotForH2s() throws Exception {
+        assertThat(this.gate.open()).isTrue();
+        Thread[] store = new Thread[1];
+        CompletableFuture<Boolean> opened = CompletableFuture.supplyAsync(() -> {
+            store[0] = Thread.currentThread();
+            return this.gate.closeOrAwait(Duration.ofSeconds(30), false);
+        });
+        Awaitility.await().atMost(Duration.ofSeconds(10))
+            .until(() -> store[0] != null && store[0].getState() == Thread.State.TIMED_WAITING);
+        assertThat(opened).isNotDone();
+
+        // the pool's classes loaded: the preloading goes on with H2's in-memory database, which this store never uses
+        this.gate.poolReady();
+        assertThat(opened.get(10, TimeUnit.SECONDS)).isTrue();
+        // an H2 store would still wait for the rest
+        assertThat(this.gate.closeOrAwait(Duration.ofMillis(50), true)).isFalse();
+        this.gate.over();
+        assertThat(this.gate.closeOrAwait(Duration.ofSeconds(10), true)).isTrue();
+    }
+
+    @Test
     void aPreloadingThatDoesNotEndHoldsTheStoreOnlySoLong() {
         assertThat(this.gate.open()).isTrue();
-        assertThat(this.gate.closeOrAwait(Duration.ofMillis(50))).isFalse();
+        assertThat(this.gate.closeOrAwait(Duration.ofMillis(50), true)).isFalse();
     }
 }
