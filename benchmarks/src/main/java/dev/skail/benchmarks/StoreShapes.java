@@ -1,0 +1,216 @@
+package dev.skail.benchmarks;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.Lease;
+import dev.skail.platform.StepRow;
+import dev.skail.platform.StoredHistory;
+import dev.skail.platform.Suspend;
+
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Scenario D's store operations, without the runtime: the auto-configured store (as {@code skail.store.*} says, H2 by
+ * default) driven by {@code threads} threads as the worker's would, for a workload no worker serves. Per execution,
+ * as the runtime writes them: created claimed (a trigger with a free slot), suspended with its delay step kept back;
+ * then, past the delay, claimed again by batches, its history read, its command's step recorded, ended. What is left
+ * of D's time once the store's share is known is the runtime's (the function's replay, the hand-offs between the
+ * poller and the workers, the trigger's caller). Run: {@code java -cp <benchmarks' class path>
+ * dev.skail.benchmarks.StoreShapes [threads] [executions]}.
+ */
+public final class StoreShapes {
+
+    private static final String WORKLOAD = "store-shapes";
+
+    private static final String VERSION = "v1";
+
+    private final ExecutionStore store;
+
+    private final int threads;
+
+    private final String owner = UUID.randomUUID().toString();
+
+    private StoreShapes(ExecutionStore store, int threads) {
+        this.store = store;
+        this.threads = threads;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int threads = (args.length > 0) ? Integer.parseInt(args[0]) : 32;
+        int executions = (args.length > 1) ? Integer.parseInt(args[1]) : 100_000;
+        try (ConfigurableApplicationContext context = BenchApplication.start()) {
+            StoreShapes shapes = new StoreShapes(context.getBean(ExecutionStore.class), threads);
+            shapes.sleepAndWake("warm-", Math.min(10_000, executions), 0);
+            shapes.sleepAndWake("d-", executions, 1);
+        }
+        System.exit(0);
+    }
+
+    private void sleepAndWake(String prefix, int count, int round) throws InterruptedException {
+        // the store's clock: each round past the last one's delays
+        long now = 1_000_000_000_000L + round * 10_000_000L;
+        long due = now + 3_600_000;
+        long start = System.nanoTime();
+        // a trigger that finds a free slot: created claimed, then run by the same thread to its delay
+        run(count, (i) -> {
+            String taskId = prefix + i;
+            Lease lease = new Lease(taskId, this.owner, UUID.randomUUID().toString());
+            if (!this.store.createClaimed(pending(taskId, i, now), List.of(), lease, now + 30_000).claimed()) {
+                throw new IllegalStateException(taskId + " not created claimed");
+            }
+            suspend(lease, now, due);
+        });
+        double asleepClaimed = (System.nanoTime() - start) / 1e9;
+
+        // triggers that find every slot taken: created PENDING by the callers, claimed by a poller for the threads
+        String queuedPrefix = prefix + "q-";
+        start = System.nanoTime();
+        Thread callers = new Thread(() -> {
+            try {
+                run(count, (i) -> {
+                    String taskId = queuedPrefix + i;
+                    if (this.store.create(pending(taskId, i, now)).isPresent()) {
+                        throw new IllegalStateException(taskId + " existed");
+                    }
+                });
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }, "store-shapes-callers");
+        callers.start();
+        claimAndRun(count, now, (claimed) -> {
+            // the history: told by the claim when it can tell it, read otherwise (as the worker)
+            StoredHistory history = (claimed.history() != null) ? claimed.history()
+                    : this.store.history(claimed.lease().taskId()).orElseThrow();
+            if (!history.steps().isEmpty()) {
+                throw new IllegalStateException(claimed.lease().taskId() + ": " + history.steps());
+            }
+            suspend(claimed.lease(), now, due);
+        });
+        callers.join();
+        double asleepQueued = (System.nanoTime() - start) / 1e9;
+
+        long later = due + 1;
+        start = System.nanoTime();
+        claimAndRun(2 * count, later, (claimed) -> {
+            Lease lease = claimed.lease();
+            StoredHistory history = (claimed.history() != null) ? claimed.history()
+                    : this.store.history(lease.taskId()).orElseThrow();
+            if (history.steps().size() != 1) {
+                throw new IllegalStateException(lease.taskId() + ": " + history.steps());
+            }
+            StepRow command = new StepRow(lease.taskId(), 1, StepRow.COMMAND, "wake", "[7]", StepRow.COMPLETED,
+                    "8", null, lease.taskId() + "-1", 1, later, later, null);
+            this.store.recordSteps(lease, List.of(command), null, later, later + 30_000);
+            this.store.completeAndTell(lease, "8", later);
+        });
+        double woken = (System.nanoTime() - start) / 1e9;
+        System.out.printf("%s%d executions, %d threads, the store alone: put to sleep %.0f/s created claimed, "
+                + "%.0f/s created pending and claimed; woken and ended %.0f/s%n", prefix, count, this.threads,
+                count / asleepClaimed, count / asleepQueued, 2 * count / woken);
+    }
+
+    private static ExecutionRow pending(String taskId, int i, long now) {
+        return new ExecutionRow(taskId, WORKLOAD, VERSION, "sleeper", "[" + i + "]", ExecutionStatus.PENDING, null,
+                null, 1, 0, now, now, now, null);
+    }
+
+    /** Suspends the execution at its delay, its delay step kept back until then (as the runtime writes it). */
+    private void suspend(Lease lease, long now, long due) {
+        StepRow delay = new StepRow(lease.taskId(), 0, StepRow.DELAY, "Skail.delay", "[3600000]", StepRow.PENDING,
+                Long.toString(due), null, lease.taskId() + "-0", 1, now, now, null);
+        this.store.suspend(lease, List.of(delay), new Suspend(ExecutionStatus.WAITING, due, Set.of(), Set.of()), now,
+                now);
+    }
+
+    /**
+     * As the worker: one poller claims as many due executions as there are free threads, the threads run what it
+     * claimed, until {@code count} have run.
+     */
+    private void claimAndRun(int count, long now, Consumer<ExecutionStore.Claimed> body) throws InterruptedException {
+        Set<String> running = ConcurrentHashMap.newKeySet();
+        Semaphore free = new Semaphore(this.threads);
+        BlockingQueue<Optional<ExecutionStore.Claimed>> queue = new LinkedBlockingQueue<>();
+        CountDownLatch done = new CountDownLatch(this.threads);
+        for (int t = 0; t < this.threads; t++) {
+            Thread thread = new Thread(() -> {
+                try {
+                    for (Optional<ExecutionStore.Claimed> one = queue.take(); one.isPresent(); one = queue.take()) {
+                        body.accept(one.get());
+                        running.remove(one.get().lease().taskId());
+                        free.release();
+                    }
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+                catch (RuntimeException ex) {
+                    ex.printStackTrace();
+                    System.exit(1);
+                }
+                finally {
+                    done.countDown();
+                }
+            }, "store-shapes-" + t);
+            thread.start();
+        }
+        int claimedInAll = 0;
+        while (claimedInAll < count) {
+            free.acquire();
+            int slots = 1 + free.drainPermits();
+            List<ExecutionStore.Claimed> claimed = this.store.claimDueWithHistory(WORKLOAD, VERSION, this.owner,
+                    slots, now, now + 30_000, Set.copyOf(running));
+            free.release(slots - claimed.size());
+            for (ExecutionStore.Claimed one : claimed) {
+                running.add(one.lease().taskId());
+                queue.add(Optional.of(one));
+            }
+            claimedInAll += claimed.size();
+            if (claimed.isEmpty()) {
+                // the callers have not created the next ones yet
+                Thread.onSpinWait();
+            }
+        }
+        for (int t = 0; t < this.threads; t++) {
+            queue.add(Optional.empty());
+        }
+        done.await();
+    }
+
+    private interface Execution {
+        void run(int index);
+    }
+
+    private void run(int count, Execution execution) throws InterruptedException {
+        AtomicInteger next = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(this.threads);
+        for (int t = 0; t < this.threads; t++) {
+            Thread thread = new Thread(() -> {
+                try {
+                    for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+                        execution.run(i);
+                    }
+                }
+                finally {
+                    done.countDown();
+                }
+            });
+            thread.start();
+        }
+        done.await();
+    }
+}
