@@ -25,14 +25,7 @@ class PreloadGateTests {
     @Test
     void aStoreThatOpensWhileThePreloadingRunsWaitsForItsEnd() throws Exception {
         assertThat(this.gate.open()).isTrue();
-        Thread[] store = new Thread[1];
-        CompletableFuture<Boolean> opened = CompletableFuture.supplyAsync(() -> {
-            store[0] = Thread.currentThread();
-            return this.gate.closeOrAwait(Duration.ofSeconds(30), true);
-        });
-        Awaitility.await().atMost(Duration.ofSeconds(10))
-            .until(() -> store[0] != null && store[0].getState() == Thread.State.TIMED_WAITING);
-        assertThat(opened).isNotDone();
+        CompletableFuture<Boolean> opened = storeWaiting(true);
 
         this.gate.over();
         assertThat(opened.get(10, TimeUnit.SECONDS)).isTrue();
@@ -43,14 +36,7 @@ class PreloadGateTests {
     @Test
     void aPostgreSqlStoreWaitsOnlyForThePoolsClassesNotForH2s() throws Exception {
         assertThat(this.gate.open()).isTrue();
-        Thread[] store = new Thread[1];
-        CompletableFuture<Boolean> opened = CompletableFuture.supplyAsync(() -> {
-            store[0] = Thread.currentThread();
-            return this.gate.closeOrAwait(Duration.ofSeconds(30), false);
-        });
-        Awaitility.await().atMost(Duration.ofSeconds(10))
-            .until(() -> store[0] != null && store[0].getState() == Thread.State.TIMED_WAITING);
-        assertThat(opened).isNotDone();
+        CompletableFuture<Boolean> opened = storeWaiting(false);
 
         // the pool's classes loaded: the preloading goes on with H2's in-memory database, which this store never uses
         this.gate.poolReady();
@@ -65,5 +51,21 @@ class PreloadGateTests {
     void aPreloadingThatDoesNotEndHoldsTheStoreOnlySoLong() {
         assertThat(this.gate.open()).isTrue();
         assertThat(this.gate.closeOrAwait(Duration.ofMillis(50), true)).isFalse();
+    }
+
+    /**
+     * A store (of H2 or not) opening on a thread of its own while the preloading runs, once that thread waits at the
+     * gate: not opened yet.
+     */
+    private CompletableFuture<Boolean> storeWaiting(boolean h2) {
+        Thread[] store = new Thread[1];
+        CompletableFuture<Boolean> opened = CompletableFuture.supplyAsync(() -> {
+            store[0] = Thread.currentThread();
+            return this.gate.closeOrAwait(Duration.ofSeconds(30), h2);
+        });
+        Awaitility.await().atMost(Duration.ofSeconds(10))
+            .until(() -> store[0] != null && store[0].getState() == Thread.State.TIMED_WAITING);
+        assertThat(opened).isNotDone();
+        return opened;
     }
 }
