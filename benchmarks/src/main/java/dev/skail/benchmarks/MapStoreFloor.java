@@ -20,24 +20,31 @@ import org.h2.mvstore.MVStore;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the embedded store's writes would cost if skail kept its records in H2's storage engine directly (MVStore maps,
- * no SQL, no H2 transactions), with skail's own group commit: the "store of record of our own" of the issue's note,
- * built on a file format, crash recovery and compaction that H2 already has, instead of a log of skail's own. Without
- * the runtime: the rows the store writes per execution, as maps of JSON strings (an execution, its steps, the index
- * of what is due), each write durable before it returns, as the product's.
+ * What the embedded store's writes would cost if skail kept its records itself, on H2's storage engine (MVStore maps,
+ * no SQL, no H2 transactions) with skail's own group commit: the "store of record of our own" of the issue's notes,
+ * on a file format, crash recovery and compaction that H2 already has. Without the runtime: the rows the store writes
+ * per execution, as maps of JSON strings (an execution, its steps, the index of what is due), each durable write
+ * durable before it returns, as the product's. Two ways of making a write durable:
  * <ul>
- * <li>A's shape, one writer: an execution is a trigger, 10 steps and an end, each committed ({@code MVStore.commit},
- * which writes one chunk) and forced ({@code fdatasync} through the {@code skail:} file system the store uses) before
- * the next;</li>
- * <li>D's shape, {@code threads} writers: {@code executions} triggered, claimed and put to sleep (a delay step, the
- * execution waiting, its timer), then claimed again, their history read, one step recorded and ended. Writes made
- * while a commit is in hand wait for the next; the writes that wait together share one chunk and one force (group
- * commit). A claim is not forced (as the product's: a lost claim only delays the execution).</li>
+ * <li>{@code maps} (the default): the maps' commit ({@code MVStore.commit}, one chunk written) and a force of their
+ * file ({@code fdatasync} through the {@code skail:} file system the store uses); the writes that wait together share
+ * one chunk and one force (group commit);</li>
+ * <li>{@code log}: a record of the write (the size of a step's row) appended to a preallocated log and forced, the
+ * records that wait together forced once; the maps are stored by a checkpointer every 100 ms and forced every second,
+ * in the background (after a crash, the log's records after the last forced chunk would be applied again).</li>
+ * </ul>
+ * The shapes:
+ * <ul>
+ * <li>A's, one writer: an execution is a trigger, 10 steps and an end, each durable before the next;</li>
+ * <li>D's, {@code threads} writers: {@code executions} triggered, claimed and put to sleep (a delay step, the
+ * execution waiting, its timer), then claimed again, their history read, one step recorded and ended. A claim is not
+ * durable (as the product's: a lost claim only delays the execution).</li>
  * </ul>
  * A chunk holds only whole operations: a commit takes the write side of a lock whose read side every operation holds
- * while it writes its maps, so a crash leaves the maps as after some commit (MVStore finds its last whole chunk).
- * Run: {@code java -cp <benchmarks' class path> dev.skail.benchmarks.MapStoreFloor [directory] [threads]
- * [executions]}.
+ * while it writes its maps, so a crash leaves the maps as after some commit (MVStore finds its last whole chunk). No
+ * compaction runs: the file only grows. Run, after {@code ./bin/benchmark} (or {@code mvn -Pbenchmarks -pl benchmarks
+ * -am package -DskipTests}) built the harness: {@code java -cp "$(cat benchmarks/target/classpath.txt)"
+ * dev.skail.benchmarks.MapStoreFloor [directory] [threads] [executions] [maps|log]}.
  */
 public final class MapStoreFloor {
 
@@ -182,7 +189,7 @@ public final class MapStoreFloor {
         Arrays.sort(times);
         if (!label.endsWith("warm")) {
             System.out.printf("A's shape, one writer, %d executions of 12 durable writes: median %.3f ms, p99 %.3f ms "
-                    + "an execution; a commit (its chunk written) %.3f ms, a force %.3f ms%n", count,
+                    + "an execution; a commit of the maps (its chunk written) %.3f ms, a force %.3f ms (per force)%n", count,
                     times[count / 2] / 1e6, times[count * 99 / 100] / 1e6,
                     (this.commitNanos.get() - commitBefore) / 1e6 / (this.forces.get() - forcesBefore),
                     (this.forceNanos.get() - forceBefore) / 1e6 / (this.forces.get() - forcesBefore));

@@ -28,8 +28,11 @@ import org.springframework.context.ConfigurableApplicationContext;
  * as the runtime writes them: created claimed (a trigger with a free slot), suspended with its delay step kept back;
  * then, past the delay, claimed again by batches, its history read, its command's step recorded, ended. What is left
  * of D's time once the store's share is known is the runtime's (the function's replay, the hand-offs between the
- * poller and the workers, the trigger's caller). Run: {@code java -cp <benchmarks' class path>
- * dev.skail.benchmarks.StoreShapes [threads] [executions]}.
+ * poller and the workers, the trigger's caller). Put to sleep twice: created claimed, suspended by the same thread (a
+ * trigger that found a free slot); and created {@code PENDING} by callers while a poller claims them for the threads
+ * (a trigger that found every slot taken, the usual case under D's load). Run, after {@code ./bin/benchmark} built the
+ * harness: {@code java -Dskail.store.directory=<a new directory> -cp "$(cat benchmarks/target/classpath.txt)"
+ * dev.skail.benchmarks.StoreShapes [threads] [executions]} (the store as {@code skail.store.*} says).
  */
 public final class StoreShapes {
 
