@@ -10,9 +10,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import dev.skail.ExecutionStatus;
+import dev.skail.SkailAttempt;
+import dev.skail.platform.AttemptRow;
 import dev.skail.platform.ExecutionRow;
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
@@ -116,9 +119,17 @@ public final class StoreShapes {
             if (history.steps().size() != 1) {
                 throw new IllegalStateException(lease.taskId() + ": " + history.steps());
             }
+            // as the runtime writes them: the delay's step completed (kept back until now), the command's step and
+            // its attempt, in one write
+            StepRow delay = history.steps().get(0);
+            StepRow delayCompleted = new StepRow(delay.taskId(), delay.position(), delay.kind(), delay.name(),
+                    delay.arguments(), StepRow.COMPLETED, delay.result(), null, delay.idempotencyKey(),
+                    delay.functionAttempt(), delay.startedAt(), later, null);
             StepRow command = new StepRow(lease.taskId(), 1, StepRow.COMMAND, "wake", "[7]", StepRow.COMPLETED,
                     "8", null, lease.taskId() + "-1", 1, later, later, null);
-            this.store.recordSteps(lease, List.of(command), null, later, later + 30_000);
+            AttemptRow attempt = new AttemptRow(lease.taskId(), 1, "wake", 1, 1, later, later, SkailAttempt.SUCCEEDED,
+                    null, SkailAttempt.RECORDED, null);
+            this.store.recordSteps(lease, List.of(delayCompleted, command), attempt, later, later + 30_000);
             this.store.completeAndTell(lease, "8", later);
         });
         double woken = (System.nanoTime() - start) / 1e9;
@@ -134,19 +145,21 @@ public final class StoreShapes {
 
     /** Suspends the execution at its delay, its delay step kept back until then (as the runtime writes it). */
     private void suspend(Lease lease, long now, long due) {
-        StepRow delay = new StepRow(lease.taskId(), 0, StepRow.DELAY, "Skail.delay", "[3600000]", StepRow.PENDING,
+        StepRow delay = new StepRow(lease.taskId(), 0, StepRow.DELAY, "delay", "[3600000]", StepRow.PENDING,
                 Long.toString(due), null, lease.taskId() + "-0", 1, now, now, null);
         this.store.suspend(lease, List.of(delay), new Suspend(ExecutionStatus.WAITING, due, Set.of(), Set.of()), now,
                 now);
     }
 
     /**
-     * As the worker: one poller claims as many due executions as there are free threads, the threads run what it
-     * claimed, until {@code count} have run.
+     * As the worker: one poller claims as many due executions as there are free slots (the threads, and half as many
+     * again claimed ahead, as the worker's prefetch on H2), the threads run what it claimed, until {@code count} have
+     * run.
      */
     private void claimAndRun(int count, long now, Consumer<ExecutionStore.Claimed> body) throws InterruptedException {
         Set<String> running = ConcurrentHashMap.newKeySet();
-        Semaphore free = new Semaphore(this.threads);
+        // the worker's slots on H2 by default: its threads, and half as many again claimed ahead under a backlog
+        Semaphore free = new Semaphore(this.threads + this.threads / 2);
         BlockingQueue<Optional<ExecutionStore.Claimed>> queue = new LinkedBlockingQueue<>();
         CountDownLatch done = new CountDownLatch(this.threads);
         for (int t = 0; t < this.threads; t++) {
@@ -184,8 +197,8 @@ public final class StoreShapes {
             }
             claimedInAll += claimed.size();
             if (claimed.isEmpty()) {
-                // the callers have not created the next ones yet
-                Thread.onSpinWait();
+                // the callers have not created the next ones yet (the worker would wait for a trigger's nudge)
+                LockSupport.parkNanos(200_000);
             }
         }
         for (int t = 0; t < this.threads; t++) {
