@@ -1,15 +1,11 @@
 package dev.skail.benchmarks;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -95,27 +91,17 @@ public final class MapStoreFloor {
     private final AtomicLong forceNanos = new AtomicLong();
 
     /**
-     * With a log: the file every durable write appends its record to and forces (group commit), the maps then stored
-     * by a checkpointer in the background without a force of their own; {@code null}: each write's commit forced.
+     * With a log: every durable write appends its record to it and waits for a force (group commit), the maps then
+     * stored by a checkpointer in the background without a force of their own; {@code null}: each write's commit
+     * forced.
      */
-    private final @Nullable FileChannel log;
-
-    private final long logSize;
-
-    private final Object logLock = new Object();
-
-    private long appended;
-
-    private long logDurable;
-
-    private boolean logForcing;
+    private final @Nullable ForcedLog log;
 
     private volatile boolean checkpointing = true;
 
-    private MapStoreFloor(MVStore store, @Nullable FileChannel log, long logSize) {
+    private MapStoreFloor(MVStore store, @Nullable ForcedLog log) {
         this.store = store;
         this.log = log;
-        this.logSize = logSize;
         this.executions = store.openMap("execution");
         this.steps = store.openMap("step");
         this.due = store.openMap("due");
@@ -136,20 +122,15 @@ public final class MapStoreFloor {
             // nor a chunk stored by a writing thread once enough is unsaved: chunks are this harness's commits only
             .autoCommitBufferSize(0)
             .open()) {
-            FileChannel log = withLog ? FileChannel.open(logFile, StandardOpenOption.CREATE_NEW,
+            FileChannel logChannel = withLog ? FileChannel.open(logFile, StandardOpenOption.CREATE_NEW,
                     StandardOpenOption.READ, StandardOpenOption.WRITE) : null;
-            if (log != null) {
-                // preallocated and forced once: an append then changes no file size, and fdatasync writes data alone
-                ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
-                for (long at = 0; at < LOG_SIZE; at += zeros.capacity()) {
-                    zeros.clear();
-                    log.write(zeros, at);
-                }
-                log.force(true);
+            if (logChannel != null) {
+                ForcedLog.preallocate(logChannel, LOG_SIZE);
             }
-            MapStoreFloor floor = new MapStoreFloor(store, log, LOG_SIZE);
+            MapStoreFloor floor = new MapStoreFloor(store,
+                    (logChannel != null) ? new ForcedLog(logChannel, LOG_SIZE, 0) : null);
             Thread checkpointer = new Thread(floor::checkpoints, "checkpointer");
-            if (log != null) {
+            if (logChannel != null) {
                 checkpointer.start();
             }
             System.out.println(withLog ? "durable: a record appended to a log and forced (group commit); the maps "
@@ -165,8 +146,8 @@ public final class MapStoreFloor {
             if (store.getCurrentVersion() - version > floor.commits.get()) {
                 throw new IllegalStateException("MVStore stored chunks of its own: the figures are not of this design");
             }
-            if (log != null) {
-                log.close();
+            if (logChannel != null) {
+                logChannel.close();
             }
             System.out.printf("file: %.1f MB, %d chunks written%n", Files.size(file) / 1e6,
                     store.getFileStore().getWriteCount());
@@ -179,9 +160,9 @@ public final class MapStoreFloor {
 
     private void sequential(String label, int count) {
         long[] times = new long[count];
-        long forcesBefore = this.forces.get();
+        long forcesBefore = forces();
         long commitBefore = this.commitNanos.get();
-        long forceBefore = this.forceNanos.get();
+        long forceBefore = forceNanos();
         for (int e = 0; e < count; e++) {
             String id = label + "-" + e;
             long start = System.nanoTime();
@@ -197,12 +178,12 @@ public final class MapStoreFloor {
         }
         Arrays.sort(times);
         if (!label.endsWith("warm")) {
-            long forced = this.forces.get() - forcesBefore;
+            long forced = forces() - forcesBefore;
             String perForce = (this.log != null) ? String.format("%.3f ms forcing the log",
-                    (this.forceNanos.get() - forceBefore) / 1e6 / forced)
+                    (forceNanos() - forceBefore) / 1e6 / forced)
                     : String.format("%.3f ms committing the maps (the lock, the chunk written), %.3f ms forcing",
                             (this.commitNanos.get() - commitBefore) / 1e6 / forced,
-                            (this.forceNanos.get() - forceBefore) / 1e6 / forced);
+                            (forceNanos() - forceBefore) / 1e6 / forced);
             System.out.printf("A's shape, one writer, %d executions of 12 durable writes: median %.3f ms, p99 %.3f ms "
                     + "an execution; per force: %s%n", count, times[count / 2] / 1e6, times[count * 99 / 100] / 1e6,
                     perForce);
@@ -210,10 +191,10 @@ public final class MapStoreFloor {
     }
 
     private void sleepAndWake(int threads, int count, String prefix) throws InterruptedException {
-        long forcesBefore = this.forces.get();
+        long forcesBefore = forces();
         long waitedBefore = this.waited.get();
         long start = System.nanoTime();
-        run(threads, count, (i) -> {
+        Threads.forEach(threads, count, (i) -> {
             String id = prefix + i;
             durably(() -> {
                 this.executions.put(id, String.format(EXECUTION, id, "PENDING"));
@@ -231,11 +212,11 @@ public final class MapStoreFloor {
             });
         });
         double asleep = (System.nanoTime() - start) / 1e9;
-        long forcesAsleep = this.forces.get();
+        long forcesAsleep = forces();
         long waitedAsleep = this.waited.get();
         start = System.nanoTime();
         AtomicInteger histories = new AtomicInteger();
-        run(threads, count, (i) -> {
+        Threads.forEach(threads, count, (i) -> {
             String id = prefix + i;
             locked(() -> {
                 this.due.remove("1764579600000|" + id);
@@ -261,7 +242,7 @@ public final class MapStoreFloor {
             System.out.printf("D's shape, %d writers, %d executions: put to sleep %.0f/s (%.1f durable writes a "
                     + "force), woken and ended %.0f/s (%.1f a force)%n", threads, count, count / asleep,
                     (double) (waitedAsleep - waitedBefore) / (forcesAsleep - forcesBefore), count / woken,
-                    (double) (this.waited.get() - waitedAsleep) / (this.forces.get() - forcesAsleep));
+                    (double) (this.waited.get() - waitedAsleep) / (forces() - forcesAsleep));
         }
     }
 
@@ -290,79 +271,12 @@ public final class MapStoreFloor {
         }
     }
 
-    /** Appends one record to the log and returns once a force that began after it has ended. */
-    private void appendAndForce() {
-        FileChannel channel = this.log;
-        try {
-            long mine;
-            synchronized (this.logLock) {
-                long position = this.appended % this.logSize;
-                if (position + RECORD.length > this.logSize) {
-                    this.appended += this.logSize - position;
-                    position = 0;
-                }
-                this.appended += RECORD.length;
-                mine = this.appended;
-                channel.write(ByteBuffer.wrap(RECORD), position);
-            }
-            this.waited.incrementAndGet();
-            while (true) {
-                long covered;
-                synchronized (this.logLock) {
-                    while (this.logDurable < mine && this.logForcing) {
-                        this.logLock.wait();
-                    }
-                    if (this.logDurable >= mine) {
-                        return;
-                    }
-                    this.logForcing = true;
-                    covered = this.appended;
-                }
-                try {
-                    long begun = System.nanoTime();
-                    channel.force(false);
-                    this.forceNanos.addAndGet(System.nanoTime() - begun);
-                    this.forces.incrementAndGet();
-                }
-                finally {
-                    synchronized (this.logLock) {
-                        this.logForcing = false;
-                        this.logDurable = Math.max(this.logDurable, covered);
-                        this.logLock.notifyAll();
-                    }
-                }
-            }
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
+    private long forces() {
+        return (this.log != null) ? this.log.forces.get() : this.forces.get();
     }
 
-    private interface Execution {
-        void run(int index);
-    }
-
-    private static void run(int threads, int count, Execution execution) throws InterruptedException {
-        AtomicInteger next = new AtomicInteger();
-        CountDownLatch done = new CountDownLatch(threads);
-        for (int t = 0; t < threads; t++) {
-            Thread thread = new Thread(() -> {
-                try {
-                    for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
-                        execution.run(i);
-                    }
-                }
-                finally {
-                    done.countDown();
-                }
-            });
-            thread.start();
-        }
-        done.await();
+    private long forceNanos() {
+        return (this.log != null) ? this.log.forceNanos.get() : this.forceNanos.get();
     }
 
     private void locked(Runnable write) {
@@ -382,7 +296,8 @@ public final class MapStoreFloor {
     private void durably(Runnable write) {
         if (this.log != null) {
             locked(write);
-            appendAndForce();
+            this.waited.incrementAndGet();
+            this.log.append(RECORD);
             return;
         }
         long version;

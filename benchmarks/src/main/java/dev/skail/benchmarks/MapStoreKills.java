@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import dev.skail.platform.jdbc.H2Urls;
+import org.jspecify.annotations.Nullable;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 
@@ -61,13 +62,8 @@ public final class MapStoreKills {
 
     private final ReentrantReadWriteLock writes = new ReentrantReadWriteLock();
 
-    private final Object logLock = new Object();
-
-    private long appended;
-
-    private long logDurable;
-
-    private boolean logForcing;
+    /** The log appended to from where {@link #recover} found its end. */
+    private @Nullable ForcedLog records;
 
     private MapStoreKills(MVStore store, FileChannel log) {
         this.store = store;
@@ -120,12 +116,7 @@ public final class MapStoreKills {
                     .autoCommitBufferSize(0)
                     .open()) {
             if (fresh) {
-                ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
-                for (long at = 0; at < LOG_SIZE; at += zeros.capacity()) {
-                    zeros.clear();
-                    log.write(zeros, at);
-                }
-                log.force(true);
+                ForcedLog.preallocate(log, LOG_SIZE);
             }
             MapStoreKills kills = new MapStoreKills(store, log);
             int replayed = kills.recover();
@@ -171,9 +162,9 @@ public final class MapStoreKills {
                 start = i + 1;
             }
         }
-        this.appended = position + start;
-        this.logDurable = this.appended;
-        this.meta.put(POSITION, this.appended);
+        long end = position + start;
+        this.records = new ForcedLog(this.log, LOG_SIZE, end);
+        this.meta.put(POSITION, end);
         this.store.commit();
         this.store.sync();
         return applied;
@@ -236,9 +227,7 @@ public final class MapStoreKills {
             }
             if (Boolean.getBoolean("mutant")) {
                 // the check of the check: chunks stored without the lock, so in the middle of operations
-                synchronized (this.logLock) {
-                    this.meta.put(POSITION, this.appended);
-                }
+                this.meta.put(POSITION, this.records.position());
                 this.store.commit();
                 commits++;
                 continue;
@@ -246,9 +235,7 @@ public final class MapStoreKills {
             this.writes.writeLock().lock();
             try {
                 // every record before this position is of an operation whose rows are in the maps now
-                synchronized (this.logLock) {
-                    this.meta.put(POSITION, this.appended);
-                }
+                this.meta.put(POSITION, this.records.position());
                 this.store.commit();
                 commits++;
             }
@@ -294,49 +281,7 @@ public final class MapStoreKills {
     /** Applies the operation, appends its record and returns once a force that began after the append has ended. */
     private void durably(int op, String id) {
         locked(op, id);
-        try {
-            long mine;
-            synchronized (this.logLock) {
-                byte[] record = (op + " " + id + "\n").getBytes(StandardCharsets.UTF_8);
-                long position = this.appended;
-                if (position + record.length > LOG_SIZE) {
-                    throw new IllegalStateException("the log is full (no wrap in this check)");
-                }
-                this.appended += record.length;
-                mine = this.appended;
-                this.log.write(ByteBuffer.wrap(record), position);
-            }
-            while (true) {
-                long covered;
-                synchronized (this.logLock) {
-                    while (this.logDurable < mine && this.logForcing) {
-                        this.logLock.wait();
-                    }
-                    if (this.logDurable >= mine) {
-                        return;
-                    }
-                    this.logForcing = true;
-                    covered = this.appended;
-                }
-                try {
-                    this.log.force(false);
-                }
-                finally {
-                    synchronized (this.logLock) {
-                        this.logForcing = false;
-                        this.logDurable = Math.max(this.logDurable, covered);
-                        this.logLock.notifyAll();
-                    }
-                }
-            }
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
+        this.records.append((op + " " + id + "\n").getBytes(StandardCharsets.UTF_8));
     }
 
     /** Every acknowledged operation in the maps, and every execution's row in agreement with what is due. */

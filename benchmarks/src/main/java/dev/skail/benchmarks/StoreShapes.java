@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -71,7 +70,7 @@ public final class StoreShapes {
         long due = now + 3_600_000;
         long start = System.nanoTime();
         // a trigger that finds a free slot: created claimed, then run by the same thread to its delay
-        run(count, (i) -> {
+        Threads.forEach(this.threads, count, (i) -> {
             String taskId = prefix + i;
             Lease lease = new Lease(taskId, this.owner, UUID.randomUUID().toString());
             if (!this.store.createClaimed(pending(taskId, i, now), List.of(), lease, now + 30_000).claimed()) {
@@ -86,7 +85,7 @@ public final class StoreShapes {
         start = System.nanoTime();
         Thread callers = new Thread(() -> {
             try {
-                run(count, (i) -> {
+                Threads.forEach(this.threads, count, (i) -> {
                     String taskId = queuedPrefix + i;
                     if (this.store.create(pending(taskId, i, now)).isPresent()) {
                         throw new IllegalStateException(taskId + " existed");
@@ -203,29 +202,6 @@ public final class StoreShapes {
         }
         for (int t = 0; t < this.threads; t++) {
             queue.add(Optional.empty());
-        }
-        done.await();
-    }
-
-    private interface Execution {
-        void run(int index);
-    }
-
-    private void run(int count, Execution execution) throws InterruptedException {
-        AtomicInteger next = new AtomicInteger();
-        CountDownLatch done = new CountDownLatch(this.threads);
-        for (int t = 0; t < this.threads; t++) {
-            Thread thread = new Thread(() -> {
-                try {
-                    for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
-                        execution.run(i);
-                    }
-                }
-                finally {
-                    done.countDown();
-                }
-            });
-            thread.start();
         }
         done.await();
     }
