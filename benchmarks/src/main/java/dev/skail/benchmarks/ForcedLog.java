@@ -21,9 +21,7 @@ final class ForcedLog {
 
     private long appended;
 
-    private long durable;
-
-    private boolean forcing;
+    private final GroupForce group;
 
     /** Forces made, and their time in all. */
     final AtomicLong forces = new AtomicLong();
@@ -38,7 +36,7 @@ final class ForcedLog {
         this.channel = channel;
         this.size = size;
         this.appended = start;
-        this.durable = start;
+        this.group = new GroupForce(start);
     }
 
     /**
@@ -63,50 +61,37 @@ final class ForcedLog {
 
     /** Appends the record and returns once a force that began after the append has ended. */
     void append(byte[] record) {
+        long mine;
+        synchronized (this.lock) {
+            long position = this.appended;
+            if (position + record.length > this.size) {
+                throw new IllegalStateException("the log is full (" + this.size + " bytes)");
+            }
+            this.appended += record.length;
+            mine = this.appended;
+            write(record, position);
+        }
+        this.group.await(mine, () -> {
+            long covered = position();
+            long begun = System.nanoTime();
+            try {
+                this.channel.force(false);
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+            this.forceNanos.addAndGet(System.nanoTime() - begun);
+            this.forces.incrementAndGet();
+            return covered;
+        });
+    }
+
+    private void write(byte[] record, long position) {
         try {
-            long mine;
-            synchronized (this.lock) {
-                long position = this.appended;
-                if (position + record.length > this.size) {
-                    throw new IllegalStateException("the log is full (" + this.size + " bytes)");
-                }
-                this.appended += record.length;
-                mine = this.appended;
-                this.channel.write(ByteBuffer.wrap(record), position);
-            }
-            while (true) {
-                long covered;
-                synchronized (this.lock) {
-                    while (this.durable < mine && this.forcing) {
-                        this.lock.wait();
-                    }
-                    if (this.durable >= mine) {
-                        return;
-                    }
-                    this.forcing = true;
-                    covered = this.appended;
-                }
-                try {
-                    long begun = System.nanoTime();
-                    this.channel.force(false);
-                    this.forceNanos.addAndGet(System.nanoTime() - begun);
-                    this.forces.incrementAndGet();
-                }
-                finally {
-                    synchronized (this.lock) {
-                        this.forcing = false;
-                        this.durable = Math.max(this.durable, covered);
-                        this.lock.notifyAll();
-                    }
-                }
-            }
+            this.channel.write(ByteBuffer.wrap(record), position);
         }
         catch (IOException ex) {
             throw new UncheckedIOException(ex);
-        }
-        catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
         }
     }
 }

@@ -72,12 +72,8 @@ public final class MapStoreFloor {
     /** Held (read side) by every operation while it writes, (write side) by a commit. */
     private final ReentrantReadWriteLock writes = new ReentrantReadWriteLock();
 
-    private final Object syncs = new Object();
-
-    /** The highest version known durable (committed, then forced), and whether a commit and force is in hand. */
-    private long durable = -1;
-
-    private boolean syncing;
+    /** The maps' group commit: a mark is a store version, durable once committed in a chunk and forced. */
+    private final GroupForce group = new GroupForce(-1);
 
     private final AtomicLong forces = new AtomicLong();
 
@@ -311,47 +307,24 @@ public final class MapStoreFloor {
             this.writes.readLock().unlock();
         }
         this.waited.incrementAndGet();
-        while (true) {
-            synchronized (this.syncs) {
-                while (this.durable < version && this.syncing) {
-                    try {
-                        this.syncs.wait();
-                    }
-                    catch (InterruptedException ex) {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException(ex);
-                    }
-                }
-                if (this.durable >= version) {
-                    return;
-                }
-                this.syncing = true;
-            }
-            long stored = -1;
+        this.group.await(version, () -> {
+            long begun = System.nanoTime();
+            long stored;
+            this.writes.writeLock().lock();
             try {
-                long begun = System.nanoTime();
-                this.writes.writeLock().lock();
-                try {
-                    stored = this.store.getCurrentVersion();
-                    this.store.commit();
-                    this.commits.incrementAndGet();
-                }
-                finally {
-                    this.writes.writeLock().unlock();
-                }
-                long committed = System.nanoTime();
-                this.store.sync();
-                this.commitNanos.addAndGet(committed - begun);
-                this.forceNanos.addAndGet(System.nanoTime() - committed);
-                this.forces.incrementAndGet();
+                stored = this.store.getCurrentVersion();
+                this.store.commit();
+                this.commits.incrementAndGet();
             }
             finally {
-                synchronized (this.syncs) {
-                    this.syncing = false;
-                    this.durable = Math.max(this.durable, stored);
-                    this.syncs.notifyAll();
-                }
+                this.writes.writeLock().unlock();
             }
-        }
+            long committed = System.nanoTime();
+            this.store.sync();
+            this.commitNanos.addAndGet(committed - begun);
+            this.forceNanos.addAndGet(System.nanoTime() - committed);
+            this.forces.incrementAndGet();
+            return stored;
+        });
     }
 }

@@ -133,9 +133,10 @@ public final class MapStoreKills {
 
     /**
      * Applies the log's records from the position the stored maps hold to its end (the first byte that begins no whole
-     * record), stores and forces the maps, and goes on appending after them. Each record is the state an operation
-     * left its rows in, so applying one again is harmless, and records of one execution are in the log in the order
-     * its operations happened.
+     * record), clears what a killed writer left after that end (part of a record), stores and forces the maps, and goes
+     * on appending after them. An operation is applied to the maps before its record is appended, so every record
+     * before the stored position is of an operation the maps hold; applying the later ones again, in log order, gives
+     * each execution the rows its last logged operation left.
      * @return how many records were applied
      */
     private int recover() throws IOException {
@@ -163,6 +164,14 @@ public final class MapStoreKills {
             }
         }
         long end = position + start;
+        int left = 0;
+        while (start + left < bytes.length && bytes[start + left] != 0) {
+            left++;
+        }
+        if (left > 0) {
+            this.log.write(ByteBuffer.allocate(left), end);
+            this.log.force(false);
+        }
         this.records = new ForcedLog(this.log, LOG_SIZE, end);
         this.meta.put(POSITION, end);
         this.store.commit();
