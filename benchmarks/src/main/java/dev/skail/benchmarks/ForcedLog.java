@@ -6,6 +6,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.skail.platform.local.GroupForce;
+
 /**
  * A preallocated file records are appended to; an append returns once a force that began after it has ended, and the
  * appends that wait together share one force (group commit). For the floors of a store of record of our own

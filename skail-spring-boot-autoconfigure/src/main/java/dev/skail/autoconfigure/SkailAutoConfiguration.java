@@ -26,6 +26,7 @@ import dev.skail.platform.jdbc.SqlDialect;
 import dev.skail.platform.jdbc.StoreExceptionOverride;
 import dev.skail.platform.jdbc.StorePreloading;
 import dev.skail.platform.jdbc.StoreRetry;
+import dev.skail.platform.local.LocalStore;
 import dev.skail.runtime.Backoff;
 import dev.skail.runtime.DefaultSkailClient;
 import dev.skail.runtime.ExceptionCodec;
@@ -82,6 +83,9 @@ public final class SkailAutoConfiguration {
     ExecutionStore skailExecutionStore(SkailProperties properties) {
         SkailProperties.Store store = properties.getStore();
         String configured = (store.getUrl() != null) ? store.getUrl() : defaultUrl(store.getDirectory());
+        if (configured.startsWith(LOCAL_URL)) {
+            return localStore(configured);
+        }
         // the start-up's background preloading is done with the store's classes, or never starts, before this thread
         // touches them
         StorePreloading.beforeTheStoreOpens(configured.toLowerCase(java.util.Locale.ROOT).startsWith("jdbc:h2:"));
@@ -125,6 +129,39 @@ public final class SkailAutoConfiguration {
                 dataSource, schema, store.isInitializeSchema());
         executionStore.initialize();
         return executionStore;
+    }
+
+    /** The URL prefix of the store skail keeps itself, without SQL (see {@link LocalStore}). */
+    static final String LOCAL_URL = "local:";
+
+    /**
+     * The store skail keeps itself: {@code local:<directory>} (its file in that directory, created when missing) or
+     * {@code local:mem:} (in memory, nothing survives the process; {@code local:mem:<name>}, the store of that name in
+     * this process, kept until it ends).
+     */
+    private static LocalStore localStore(String url) {
+        String where = url.substring(LOCAL_URL.length());
+        if (where.startsWith("mem:")) {
+            String name = where.substring("mem:".length());
+            LocalStore local = name.isEmpty() ? LocalStore.inMemory() : LocalStore.inMemory(name);
+            local.initialize();
+            return local;
+        }
+        if (where.isBlank()) {
+            throw new InvalidConfigurationPropertyValueException("skail.store.url", url,
+                    "local: needs a directory (local:/var/lib/app/skail) or mem: (local:mem:)");
+        }
+        Path directory = Path.of(where).toAbsolutePath();
+        try {
+            java.nio.file.Files.createDirectories(directory);
+        }
+        catch (java.io.IOException ex) {
+            throw new IllegalStateException("skail could not create the store's directory " + directory + ": "
+                    + ex.getMessage(), ex);
+        }
+        LocalStore local = LocalStore.open(directory.resolve(LocalStore.FILE_NAME));
+        local.initialize();
+        return local;
     }
 
     /** The schema the store's tables live in, checked: it is quoted in SQL and set on every connection. */
@@ -189,6 +226,9 @@ public final class SkailAutoConfiguration {
     ScheduleStore skailScheduleStore(ExecutionStore store) {
         if (store instanceof JdbcExecutionStore jdbc) {
             return jdbc.scheduleStore();
+        }
+        if (store instanceof LocalStore local) {
+            return local.scheduleStore();
         }
         return new ScheduleStore() {
 
@@ -277,7 +317,9 @@ public final class SkailAutoConfiguration {
             @Qualifier(CLOCK_BEAN_NAME) ObjectProvider<Clock> clock,
             SkailProperties properties) {
         SkailProperties.Worker worker = properties.getWorker();
-        SqlDialect dialect = (store instanceof JdbcExecutionStore jdbc) ? jdbc.dialect() : null;
+        // the store skail keeps itself is local as H2 is: as many workers, the same prefetch
+        SqlDialect dialect = (store instanceof JdbcExecutionStore jdbc) ? jdbc.dialect()
+                : (store instanceof LocalStore) ? SqlDialect.H2 : null;
         return new SkailWorker(runtime, store, clock.getIfAvailable(Clock::systemUTC), worker.concurrency(dialect),
                 worker.prefetch(dialect), worker.getPollInterval(), worker.getShutdownTimeout());
     }

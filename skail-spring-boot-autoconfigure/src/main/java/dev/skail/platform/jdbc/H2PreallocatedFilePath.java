@@ -87,6 +87,20 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
         }
     }
 
+    /**
+     * The name by which H2's storage engine opens {@code file} through this file system (registered first): a store
+     * file of skail's own ({@code dev.skail.platform.local}) is extended ahead of its writes and forced as H2's SQL
+     * database file is. The name must end with {@code .mv.db}.
+     */
+    public static String fileName(Path file) {
+        if (!file.getFileName().toString().endsWith(org.h2.engine.Constants.SUFFIX_MV_FILE)) {
+            throw new IllegalArgumentException("a store file's name ends with "
+                    + org.h2.engine.Constants.SUFFIX_MV_FILE + ": " + file);
+        }
+        register();
+        return SCHEME + ":" + file.toAbsolutePath();
+    }
+
     /** Makes the scheme known to H2 (once per class loader; H2 keeps a map of the file systems by scheme). */
     static void register() {
         FilePath.register(INSTANCE);

@@ -764,7 +764,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * The first whole millisecond at or after the instant (a time in milliseconds is at or after the instant exactly
      * when it is at or after that one), saturated at the range of {@code long}.
      */
-    static long millisAtOrAfter(java.time.Instant instant) {
+    public static long millisAtOrAfter(java.time.Instant instant) {
         try {
             long millis = instant.toEpochMilli();
             // toEpochMilli rounds down, before as after 1970
@@ -2138,7 +2138,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * which are rows. Reading a history puts it back ({@link #withImpliedAttempts}). A command's step and its attempt
      * are then one row written, not two: each costs its indexes, and on H2 its pages written at the commit.
      */
-    static boolean impliedByStep(StepRow step, @Nullable AttemptRow attempt) {
+    public static boolean impliedByStep(StepRow step, @Nullable AttemptRow attempt) {
         return attempt != null && StepRow.COMMAND.equals(step.kind()) && StepRow.COMPLETED.equals(step.status())
                 && SkailAttempt.SUCCEEDED.equals(attempt.outcome()) && SkailAttempt.RECORDED.equals(attempt.decision())
                 && attempt.error() == null && attempt.backoffMillis() == null
@@ -2152,7 +2152,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
      * ({@link #impliedByStep}), in the order of the rows: position, function attempt, number. A store written before
      * has that attempt as a row, and nothing is added for it.
      */
-    static List<AttemptRow> withImpliedAttempts(List<StepRow> steps, List<AttemptRow> stored) {
+    public static List<AttemptRow> withImpliedAttempts(List<StepRow> steps, List<AttemptRow> stored) {
         // by position and function attempt: the highest number stored, negative once one of them succeeded
         Map<Long, Integer> numbers = new java.util.HashMap<>();
         for (AttemptRow attempt : stored) {

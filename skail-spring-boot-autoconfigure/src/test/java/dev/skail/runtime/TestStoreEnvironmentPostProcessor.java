@@ -12,27 +12,34 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Moves the Spring Boot tests' store to PostgreSQL when the system property {@value #SWITCH} is {@code postgresql}
- * (the module's second surefire execution sets it): an in-memory H2 {@code skail.store.url} becomes the PostgreSQL of
- * the tests ({@code bin/test-postgres}) with a schema of its own. The same H2 URL in one JVM gets the same schema, as it
- * gets the same in-memory database on H2, so a context never sees another context's executions. Other URLs (H2 files,
- * stores a test builds itself) are left as they are. Applications started by {@code ApplicationContextRunner} do not go
- * through {@link SpringApplication} and stay on H2.
+ * Moves the Spring Boot tests' store when the system property {@value #SWITCH} is set: {@code postgresql} (the
+ * module's second surefire execution sets it) makes an in-memory H2 {@code skail.store.url} the PostgreSQL of the tests
+ * ({@code bin/test-postgres}) with a schema of its own; {@code local} makes it the store skail keeps itself, in memory
+ * ({@code local:mem:<name>}). The same H2 URL in one JVM gets the same schema or the same named store, as it gets the
+ * same in-memory database on H2, so a context never sees another context's executions. Other URLs (H2 files, stores a
+ * test builds itself) are left as they are. Applications started by {@code ApplicationContextRunner} do not go through
+ * {@link SpringApplication} and stay on H2.
  */
-public class PostgreSqlStoreEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
+public class TestStoreEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
-    /** The system property that moves the tests' in-memory H2 stores to PostgreSQL. */
+    /** The system property that moves the tests' in-memory H2 stores to PostgreSQL or to the local store. */
     public static final String SWITCH = "skail.test.store";
 
     private static final Map<String, String> schemas = new ConcurrentHashMap<>();
 
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-        if (!"postgresql".equals(System.getProperty(SWITCH))) {
+        String store = System.getProperty(SWITCH);
+        if (!"postgresql".equals(store) && !"local".equals(store)) {
             return;
         }
         String url = environment.getProperty("skail.store.url");
         if (url == null || !url.toLowerCase(Locale.ROOT).startsWith("jdbc:h2:mem:")) {
+            return;
+        }
+        if ("local".equals(store)) {
+            environment.getPropertySources().addFirst(new MapPropertySource("skailTestLocal", Map.of("skail.store.url",
+                    "local:mem:" + schemas.computeIfAbsent(url, (h2) -> UUID.randomUUID().toString()))));
             return;
         }
         String schema = schemas.computeIfAbsent(url,

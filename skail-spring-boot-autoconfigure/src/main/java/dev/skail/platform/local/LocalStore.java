@@ -1,0 +1,1445 @@
+package dev.skail.platform.local;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import dev.skail.ExecutionStatus;
+import dev.skail.SkailQuery;
+import dev.skail.platform.AttemptRow;
+import dev.skail.platform.EventRow;
+import dev.skail.platform.ExecutionRow;
+import dev.skail.platform.ExecutionStore;
+import dev.skail.platform.Lease;
+import dev.skail.platform.LeaseLostException;
+import dev.skail.platform.ScheduleRow;
+import dev.skail.platform.ScheduleStore;
+import dev.skail.platform.StepRow;
+import dev.skail.platform.StoreStatementException;
+import dev.skail.platform.StoreUnavailableException;
+import dev.skail.platform.StoredHistory;
+import dev.skail.platform.Suspend;
+import dev.skail.platform.Tag;
+import dev.skail.platform.TaggedExecution;
+import dev.skail.platform.jdbc.H2PreallocatedFilePath;
+import dev.skail.platform.jdbc.JdbcExecutionStore;
+import dev.skail.platform.local.Rows.Event;
+import dev.skail.platform.local.Rows.Execution;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.h2.mvstore.Cursor;
+import org.h2.mvstore.MVMap;
+import org.h2.mvstore.MVStore;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The embedded platform's store kept by skail itself, without SQL: its records in maps of H2's storage engine
+ * (MVStore), in one file that only this process opens, or in memory. The same rules as the JDBC store on H2 (see
+ * {@link JdbcExecutionStore}): fenced writes, a step recorded once at its position, the same claims in the same
+ * order, the same history; what differs is how a write is made.
+ * <p>
+ * <b>A write</b> is one operation of this interface. It takes the store's write lock, reads what it needs, and
+ * changes the maps; a failure (a lease lost, a step taken by another) undoes what it changed before the lock is
+ * released, so no other operation sees half of one. Reads take the read lock: they see whole operations.
+ * <p>
+ * <b>Durability.</b> A write that acknowledges something (a trigger, a step, an event, an end) returns only once the
+ * maps' version that holds it is written to the file and forced: the writes waiting together share one chunk and one
+ * force (group commit across executions), and a chunk holds only whole operations (the commit takes the write lock).
+ * After a crash, H2's storage engine opens the file at its last whole chunk. A claim, a lease renewal and a heartbeat
+ * acknowledge nothing and do not wait (lost, they are only done again). In memory, nothing waits.
+ * <p>
+ * Public as the auto-configuration's store; not an API of skail.
+ */
+public final class LocalStore implements ExecutionStore, AutoCloseable {
+
+    private static final Log logger = LogFactory.getLog(LocalStore.class);
+
+    /** The name of the store's file in its directory. */
+    public static final String FILE_NAME = "skail-store" + org.h2.engine.Constants.SUFFIX_MV_FILE;
+
+    private static final byte[] EMPTY = { Rows.FORMAT };
+
+    /** The kinds of step recorded PENDING while the function waits, and completed when the wait ends. */
+    private static final Set<String> WAITED_KINDS = Set.of(StepRow.DELAY, StepRow.EVENT, StepRow.CHILD);
+
+    /** How far {@code updated_at} may lag behind the last step of a running execution (as the JDBC store's). */
+    private static final long UPDATED_AT_GRANULARITY_MILLIS = 1000;
+
+    /** The kinds of due work, in the order of the JDBC store's claims: PENDING, WAITING, RUNNING (lease ended). */
+    private static final int KINDS = 3;
+
+    private final @Nullable Path file;
+
+    private final MVStore store;
+
+    /** taskId → the execution with its lease. */
+    private final MVMap<String, byte[]> executions;
+
+    /** task, position → step. */
+    private final MVMap<String, byte[]> steps;
+
+    /** task, position, function attempt, number → attempt. */
+    private final MVMap<String, byte[]> attempts;
+
+    /** task, id → event. */
+    private final MVMap<String, byte[]> events;
+
+    /** task, key, value → nothing: the tags of each execution. */
+    private final MVMap<String, byte[]> tags;
+
+    /** key, value, task → nothing: the executions of each tag. */
+    private final MVMap<String, byte[]> tagged;
+
+    /** workload, version, kind, due time, task → nothing: what is due, and when. */
+    private final MVMap<String, byte[]> due;
+
+    /** creation time, task → nothing: the executions, newest last. */
+    private final MVMap<String, byte[]> created;
+
+    /** workload, version, status → how many executions. */
+    private final MVMap<String, byte[]> counted;
+
+    /** instance → its heartbeat. */
+    private final MVMap<String, byte[]> runtimes;
+
+    /** workload, name → schedule. */
+    private final MVMap<String, byte[]> schedules;
+
+    /** The next event id, and the store's format. */
+    private final MVMap<String, byte[]> meta;
+
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+
+    /** The group commit of the maps' versions: durable once a chunk that holds them is written and forced. */
+    private final GroupForce durable;
+
+    /** The version of the maps that holds the last change. Written under the write lock. */
+    private volatile long changed = -1;
+
+    private volatile boolean closed;
+
+    /** Whether {@link #close()} leaves the store open (a named store in memory). */
+    private final boolean kept;
+
+    /** Which kind of due work a claim takes first, in turns. */
+    private int turns;
+
+    private LocalStore(@Nullable Path file, MVStore store, boolean kept) {
+        this.file = file;
+        this.kept = kept;
+        this.store = store;
+        this.executions = store.openMap("execution");
+        this.steps = store.openMap("step");
+        this.attempts = store.openMap("attempt");
+        this.events = store.openMap("event");
+        this.tags = store.openMap("tag");
+        this.tagged = store.openMap("tagged");
+        this.due = store.openMap("due");
+        this.created = store.openMap("created");
+        this.counted = store.openMap("counted");
+        this.runtimes = store.openMap("runtime");
+        this.schedules = store.openMap("schedule");
+        this.meta = store.openMap("meta");
+        this.durable = new GroupForce(store.getCurrentVersion() - 1);
+    }
+
+    /**
+     * Opens the store in {@code file} (created when missing), which this process then owns until {@link #close()}.
+     * @throws StoreUnavailableException if the file cannot be opened (another process has it, or it is unreadable)
+     */
+    public static LocalStore open(Path file) {
+        try {
+            MVStore store = new MVStore.Builder().fileName(H2PreallocatedFilePath.fileName(file))
+                .autoCommitDisabled()
+                // nor a chunk stored by a writing thread once enough is unsaved: chunks are the group commit's only
+                .autoCommitBufferSize(0)
+                .open();
+            // a chunk's space is written over a second after it died (the file system forces the newer chunks first)
+            store.setRetentionTime(1000);
+            return new LocalStore(file, store, false);
+        }
+        catch (RuntimeException ex) {
+            throw new StoreUnavailableException("skail store: cannot open " + file + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** A store in memory: nothing survives the process (tests, trials). */
+    public static LocalStore inMemory() {
+        return new LocalStore(null, new MVStore.Builder().autoCommitDisabled().autoCommitBufferSize(0).open(), false);
+    }
+
+    /** The named stores in memory of this process, kept until it ends (see {@link #inMemory(String)}). */
+    private static final java.util.concurrent.ConcurrentMap<String, LocalStore> NAMED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The store in memory of that name in this process, created at first use and kept until the process ends, as an
+     * H2 database in memory with {@code DB_CLOSE_DELAY=-1}: an application started again in the same process (a test's
+     * new context) finds what it recorded. {@link #close()} leaves it open.
+     */
+    public static LocalStore inMemory(String name) {
+        return NAMED.computeIfAbsent(name, (any) -> new LocalStore(null,
+                new MVStore.Builder().autoCommitDisabled().autoCommitBufferSize(0).open(), true));
+    }
+
+    /** The store's file, or {@code null} in memory. */
+    public @Nullable Path file() {
+        return this.file;
+    }
+
+    /** The schedules, kept in this store. */
+    public ScheduleStore scheduleStore() {
+        return new Schedules();
+    }
+
+    /**
+     * In a file that only this process opens, every RUNNING execution was left so by a process that ended: their leases
+     * end now, so that they are taken back at once rather than a lease later.
+     */
+    @Override
+    public void initialize() {
+        if (this.file == null) {
+            return;
+        }
+        int expired = write(false, (tx) -> {
+            List<Execution> running = new ArrayList<>();
+            for (Cursor<String, byte[]> cursor = this.executions.cursor(null); cursor.hasNext();) {
+                cursor.next();
+                Execution execution = Rows.execution(cursor.getValue());
+                if (execution.status() == ExecutionStatus.RUNNING && !Objects.equals(execution.leaseUntil(), 0L)) {
+                    running.add(execution);
+                }
+            }
+            for (Execution execution : running) {
+                putExecution(tx, execution, execution.withLease(execution.leaseOwner(), execution.leaseToken(), 0L));
+            }
+            return running.size();
+        });
+        if (expired > 0) {
+            logger.info("skail store: " + expired + " execution(s) left running by a process that ended are taken "
+                    + "back now");
+        }
+    }
+
+    @Override
+    public void check() {
+        if (this.closed || this.store.isClosed()) {
+            throw new StoreUnavailableException("skail store: closed", new IllegalStateException("closed"));
+        }
+    }
+
+    @Override
+    public void close() {
+        if (this.kept) {
+            return;
+        }
+        this.lock.writeLock().lock();
+        try {
+            if (this.closed) {
+                return;
+            }
+            this.closed = true;
+            this.store.close();
+        }
+        finally {
+            this.lock.writeLock().unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // executions
+
+    @Override
+    public Optional<ExecutionRow> create(ExecutionRow execution, List<Tag> tags) {
+        return create(execution, tags, null, 0);
+    }
+
+    @Override
+    public Created createClaimed(ExecutionRow execution, List<Tag> tags, Lease lease, long leaseUntil) {
+        Optional<ExecutionRow> existing = create(execution, tags, lease, leaseUntil);
+        return new Created(existing, existing.isEmpty());
+    }
+
+    /**
+     * Inserts the execution with its tags: as it is (PENDING, due), or RUNNING under {@code lease}. When the id is
+     * taken, the execution that has it; a claimed create retried after a lost acknowledgement finds its own.
+     */
+    private Optional<ExecutionRow> create(ExecutionRow execution, List<Tag> tags, @Nullable Lease lease,
+            long leaseUntil) {
+        return write(true, (tx) -> {
+            Execution existing = execution(execution.taskId());
+            if (existing != null) {
+                if (lease != null && lease.token().equals(existing.leaseToken())) {
+                    return Optional.<ExecutionRow>empty();
+                }
+                return Optional.of(existing.row());
+            }
+            Execution created = (lease == null) ? new Execution(execution, null, null, null)
+                    : new Execution(withStatus(execution, ExecutionStatus.RUNNING), lease.owner(), lease.token(),
+                            leaseUntil);
+            putExecution(tx, null, created);
+            insertTags(tx, execution.taskId(), tags);
+            return Optional.<ExecutionRow>empty();
+        });
+    }
+
+    @Override
+    public Optional<ExecutionRow> find(String taskId) {
+        return read(() -> Optional.ofNullable(execution(taskId)).map(Execution::row));
+    }
+
+    @Override
+    public Optional<TaggedExecution> findTagged(String taskId) {
+        return read(() -> {
+            Execution execution = execution(taskId);
+            return (execution != null) ? Optional.of(new TaggedExecution(execution.row(), tagsOf(taskId)))
+                    : Optional.<TaggedExecution>empty();
+        });
+    }
+
+    @Override
+    public Optional<StoredHistory> history(String taskId) {
+        return read(() -> {
+            Execution execution = execution(taskId);
+            if (execution == null) {
+                return Optional.<StoredHistory>empty();
+            }
+            List<StepRow> stepRows = stepsOf(taskId);
+            List<AttemptRow> attemptRows = new ArrayList<>();
+            forEach(this.attempts, Rows.part(taskId), (key, value) -> attemptRows.add(Rows.attempt(value)));
+            List<EventRow> eventRows = eventsOf(taskId).stream().map(Event::row).toList();
+            return Optional.of(new StoredHistory(execution.row(), stepRows,
+                    JdbcExecutionStore.withImpliedAttempts(stepRows, attemptRows), eventRows));
+        });
+    }
+
+    @Override
+    public List<ExecutionRow> search(SkailQuery query, long offset, int limit) {
+        return read(() -> {
+            List<ExecutionRow> page = new ArrayList<>();
+            long skip = Math.max(0, offset);
+            int size = Math.max(1, limit);
+            for (ExecutionRow row : matching(query, true)) {
+                if (skip > 0) {
+                    skip--;
+                    continue;
+                }
+                page.add(row);
+                if (page.size() == size) {
+                    break;
+                }
+            }
+            return page;
+        });
+    }
+
+    @Override
+    public Map<ExecutionStatus, Long> countByStatus(SkailQuery query) {
+        return read(() -> {
+            Map<ExecutionStatus, Long> counts = new EnumMap<>(ExecutionStatus.class);
+            for (ExecutionStatus status : ExecutionStatus.values()) {
+                counts.put(status, 0L);
+            }
+            for (ExecutionRow row : matching(query, false)) {
+                counts.merge(row.status(), 1L, Long::sum);
+            }
+            return counts;
+        });
+    }
+
+    /**
+     * The executions the query's filters select, newest first (then by id, descending), read lazily: through the
+     * executions of its first tag when it has one, otherwise through all of them by creation time.
+     * @param statuses whether the query's statuses filter too
+     */
+    private Iterable<ExecutionRow> matching(SkailQuery query, boolean statuses) {
+        long createdFrom = (query.createdFrom() != null)
+                ? JdbcExecutionStore.millisAtOrAfter(Objects.requireNonNull(query.createdFrom())) : Long.MIN_VALUE;
+        long createdTo = (query.createdTo() != null)
+                ? JdbcExecutionStore.millisAtOrAfter(Objects.requireNonNull(query.createdTo())) : Long.MAX_VALUE;
+        long updatedFrom = (query.updatedFrom() != null)
+                ? JdbcExecutionStore.millisAtOrAfter(Objects.requireNonNull(query.updatedFrom())) : Long.MIN_VALUE;
+        long updatedTo = (query.updatedTo() != null)
+                ? JdbcExecutionStore.millisAtOrAfter(Objects.requireNonNull(query.updatedTo())) : Long.MAX_VALUE;
+        java.util.function.Predicate<ExecutionRow> filter = (row) -> (query.function() == null
+                || query.function().equals(row.function()))
+                && (!statuses || query.statuses().isEmpty() || query.statuses().contains(row.status()))
+                && row.createdAt() >= createdFrom && row.createdAt() < createdTo && row.updatedAt() >= updatedFrom
+                && row.updatedAt() < updatedTo
+                && (query.idContaining() == null || row.taskId().contains(Objects.requireNonNull(query.idContaining())))
+                && query.tags().stream().allMatch((tag) -> this.tags.containsKey(tagKey(row.taskId(), tag.key(),
+                        tag.value())));
+        if (!query.tags().isEmpty()) {
+            SkailQuery.Tag first = query.tags().get(0);
+            List<ExecutionRow> rows = new ArrayList<>();
+            String prefix = Rows.part(first.key()) + Rows.part(first.value());
+            forEach(this.tagged, prefix, (key, value) -> {
+                Execution execution = execution(key.substring(prefix.length()));
+                if (execution != null && filter.test(execution.row())) {
+                    rows.add(execution.row());
+                }
+            });
+            rows.sort(Comparator.comparingLong(ExecutionRow::createdAt).thenComparing(ExecutionRow::taskId)
+                .reversed());
+            return rows;
+        }
+        String from = (createdTo == Long.MAX_VALUE) ? null : Rows.sortable(createdTo);
+        return () -> new java.util.Iterator<ExecutionRow>() {
+
+            private final java.util.Iterator<String> keys = (from != null) ? this.reverseFrom(from)
+                    : LocalStore.this.created.keyIteratorReverse(null);
+
+            private @Nullable ExecutionRow next = advance();
+
+            private java.util.Iterator<String> reverseFrom(String bound) {
+                String below = LocalStore.this.created.lowerKey(bound);
+                return (below != null) ? LocalStore.this.created.keyIteratorReverse(below)
+                        : java.util.Collections.emptyIterator();
+            }
+
+            private @Nullable ExecutionRow advance() {
+                while (this.keys.hasNext()) {
+                    String key = this.keys.next();
+                    if (Rows.longOf(key.substring(0, 16)) < createdFrom) {
+                        return null;
+                    }
+                    Execution execution = execution(key.substring(16));
+                    if (execution != null && filter.test(execution.row())) {
+                        return execution.row();
+                    }
+                }
+                return null;
+            }
+
+            @Override
+            public boolean hasNext() {
+                return this.next != null;
+            }
+
+            @Override
+            public ExecutionRow next() {
+                ExecutionRow row = Objects.requireNonNull(this.next);
+                this.next = advance();
+                return row;
+            }
+        };
+    }
+
+    @Override
+    public Map<String, List<Tag>> tags(Collection<String> taskIds) {
+        if (taskIds.isEmpty()) {
+            return Map.of();
+        }
+        return read(() -> {
+            Map<String, List<Tag>> found = new LinkedHashMap<>();
+            for (String taskId : new TreeSet<>(taskIds)) {
+                List<Tag> of = tagsOf(taskId);
+                if (!of.isEmpty()) {
+                    found.put(taskId, of);
+                }
+            }
+            return found;
+        });
+    }
+
+    @Override
+    public void tag(Lease lease, Tag tag, long now, long leaseUntil) {
+        write(true, (tx) -> {
+            requireLease(tx, lease, now, leaseUntil);
+            insertTags(tx, lease.taskId(), List.of(tag));
+            return null;
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // claims and leases
+
+    /**
+     * What is due, as the JDBC store claims it: at most {@code limit} of each kind (PENDING and WAITING due by
+     * {@code now}, RUNNING whose lease ended before it), in the order they fell due, taken rank by rank, the kind that
+     * goes first in a rank rotating from one claim to the next. Each is RUNNING under a new lease when this returns.
+     * Not durable: lost, the executions are only due again.
+     */
+    @Override
+    public List<Lease> claimDue(String workload, String version, String owner, int limit, long now, long leaseUntil,
+            Set<String> exclude) {
+        return write(false, (tx) -> {
+            int turn = Math.floorMod(this.turns++, KINDS);
+            List<List<String>> kinds = new ArrayList<>();
+            for (int kind = 0; kind < KINDS; kind++) {
+                kinds.add(dueOf(workload, version, kind, (kind == 2) ? now - 1 : now, limit, exclude));
+            }
+            List<String> taken = new ArrayList<>();
+            for (int rank = 0; taken.size() < limit && rank < limit; rank++) {
+                for (int i = 0; i < KINDS && taken.size() < limit; i++) {
+                    // ORDER BY turn, MOD(kind + turn, 3): the kind whose (kind + turn) mod 3 is least goes first
+                    int kind = Math.floorMod(i - turn, KINDS);
+                    List<String> ofKind = kinds.get(kind);
+                    if (rank < ofKind.size()) {
+                        taken.add(ofKind.get(rank));
+                    }
+                }
+            }
+            List<Lease> leases = new ArrayList<>(taken.size());
+            for (String taskId : taken) {
+                Execution execution = Objects.requireNonNull(execution(taskId));
+                String token = UUID.randomUUID().toString();
+                putExecution(tx, execution, new Execution(withStatus(execution.row(), ExecutionStatus.RUNNING,
+                        execution.row().nextRunAt(), now), owner, token, leaseUntil));
+                leases.add(new Lease(taskId, owner, token));
+            }
+            return leases;
+        });
+    }
+
+    /** The due executions of one kind, due at or before {@code by}, in the order they fell due. */
+    private List<String> dueOf(String workload, String version, int kind, long by, int limit, Set<String> exclude) {
+        String prefix = duePrefix(workload, version, kind);
+        List<String> found = new ArrayList<>();
+        for (java.util.Iterator<String> keys = this.due.keyIterator(prefix); keys.hasNext() && found.size() < limit;) {
+            String key = keys.next();
+            if (!key.startsWith(prefix) || Rows.longOf(key.substring(prefix.length(), prefix.length() + 16)) > by) {
+                break;
+            }
+            String taskId = key.substring(prefix.length() + 16);
+            if (!exclude.contains(taskId)) {
+                found.add(taskId);
+            }
+        }
+        return found;
+    }
+
+    @Override
+    public List<Lease> renew(List<Lease> leases, long now, long leaseUntil) {
+        return write(false, (tx) -> {
+            List<Lease> lost = new ArrayList<>();
+            for (Lease lease : leases) {
+                Execution execution = execution(lease.taskId());
+                if (execution != null && execution.status() == ExecutionStatus.RUNNING
+                        && lease.token().equals(execution.leaseToken())) {
+                    putExecution(tx, execution, execution.withLease(execution.leaseOwner(), execution.leaseToken(),
+                            leaseUntil));
+                }
+                else if (execution != null && execution.leaseToken() != null
+                        && !lease.token().equals(execution.leaseToken())) {
+                    lost.add(lease);
+                }
+            }
+            return lost;
+        });
+    }
+
+    @Override
+    public void release(Lease lease, long now) {
+        write(true, (tx) -> {
+            Execution execution = execution(lease.taskId());
+            if (held(execution, lease)) {
+                putExecution(tx, execution, new Execution(withStatus(execution.row(), ExecutionStatus.PENDING, now, now),
+                        null, null, null));
+            }
+            return null;
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // steps
+
+    @Override
+    public void recordStep(Lease lease, StepRow step, @Nullable AttemptRow attempt, long now, long leaseUntil) {
+        recordSteps(lease, List.of(step), attempt, now, leaseUntil);
+    }
+
+    @Override
+    public void recordSteps(Lease lease, List<StepRow> steps, @Nullable AttemptRow attempt, long now,
+            long leaseUntil) {
+        write(true, (tx) -> {
+            requireLease(tx, lease, now, leaseUntil);
+            for (StepRow step : steps) {
+                writeStep(tx, step);
+            }
+            writeAttempt(tx, steps.get(steps.size() - 1), attempt);
+            return null;
+        });
+    }
+
+    @Override
+    public void recordAttempt(Lease lease, AttemptRow attempt, long now, long leaseUntil) {
+        write(true, (tx) -> {
+            requireLease(tx, lease, now, leaseUntil);
+            insertAttempt(tx, attempt);
+            return null;
+        });
+    }
+
+    @Override
+    public void suspend(Lease lease, Suspend suspend, long now) {
+        suspend(lease, List.of(), suspend, now, now);
+    }
+
+    @Override
+    public void suspend(Lease lease, List<StepRow> steps, Suspend suspend, long now, long leaseUntil) {
+        write(true, (tx) -> {
+            Execution execution = endLease(tx, lease, (row) -> withStatus(row, suspend.status(), suspend.nextRunAt(),
+                    now));
+            if (awaitedArrived(lease.taskId(), suspend)) {
+                putExecution(tx, execution, execution.with(withNextRunAt(execution.row(), now)));
+            }
+            for (StepRow step : steps) {
+                writeStep(tx, step);
+            }
+            return null;
+        });
+    }
+
+    /** Whether an awaited event is kept or an awaited child has ended: then the execution is due at once. */
+    private boolean awaitedArrived(String taskId, Suspend suspend) {
+        for (Event event : eventsOf(taskId)) {
+            if (event.row().consumedPosition() == null && suspend.events().contains(event.row().name())) {
+                return true;
+            }
+        }
+        for (String child : suspend.children()) {
+            Execution execution = execution(child);
+            if (execution != null && execution.status().isTerminal()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public void startChild(Lease lease, StepRow step, ExecutionRow child, List<Tag> childTags, long now,
+            long leaseUntil) {
+        write(true, (tx) -> {
+            requireLease(tx, lease, now, leaseUntil);
+            Execution existing = execution(child.taskId());
+            if (existing == null) {
+                putExecution(tx, null, new Execution(child, null, null, null));
+            }
+            else {
+                ExecutionRow found = existing.row();
+                List<String> differences = new ArrayList<>();
+                differs(differences, "parent", found.parentTaskId(), child.parentTaskId());
+                differs(differences, "workload", found.workload(), child.workload());
+                differs(differences, "version", found.version(), child.version());
+                differs(differences, "function", found.function(), child.function());
+                differs(differences, "arguments", found.arguments(), child.arguments());
+                if (!differences.isEmpty()) {
+                    throw new StoreStatementException("skail store refused to start child execution '"
+                            + child.taskId() + "' of '" + child.parentTaskId() + "': an execution with that id exists "
+                            + "already, started by " + ((found.parentTaskId() != null)
+                                    ? "'" + found.parentTaskId() + "'" : "a trigger")
+                            + " (they differ in " + String.join(", ", differences) + ")");
+                }
+            }
+            insertTags(tx, child.taskId(), childTags);
+            writeStep(tx, step);
+            return null;
+        });
+    }
+
+    @Override
+    public List<String> runningChildren(String taskId) {
+        return read(() -> {
+            List<String> children = new ArrayList<>();
+            for (StepRow step : stepsOf(taskId)) {
+                Execution child = (step.childTaskId() != null) ? execution(step.childTaskId()) : null;
+                if (child != null && taskId.equals(child.row().parentTaskId()) && !child.status().isTerminal()) {
+                    children.add(child.taskId());
+                }
+            }
+            return children;
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // events
+
+    @Override
+    public Optional<EventRow> takeEvent(Lease lease, String name, Function<EventRow, StepRow> step, long now,
+            long leaseUntil) {
+        return write(true, (tx) -> {
+            requireLease(tx, lease, now, leaseUntil);
+            List<Event> named = eventsOf(lease.taskId()).stream().filter((e) -> e.row().name().equals(name)).toList();
+            Event event = named.stream().filter((e) -> e.row().consumedPosition() == null).findFirst().orElse(null);
+            Event probe = event;
+            if (probe == null) {
+                for (Event candidate : named) {
+                    if (candidate.row().consumedPosition() != null) {
+                        probe = candidate;
+                    }
+                }
+            }
+            if (probe == null) {
+                return Optional.<EventRow>empty();
+            }
+            int position = step.apply(probe.row()).position();
+            Event consumed = named.stream().filter((e) -> Objects.equals(e.row().consumedPosition(), position))
+                .findFirst().orElse(null);
+            if (consumed != null) {
+                writeStep(tx, step.apply(consumed.row()));
+                return Optional.of(consumed.row());
+            }
+            if (event == null) {
+                return Optional.<EventRow>empty();
+            }
+            StepRow recorded = step.apply(event.row());
+            EventRow row = event.row();
+            tx.put(this.events, eventKey(row.taskId(), row.id()), Rows.event(new Event(new EventRow(row.id(),
+                    row.taskId(), row.name(), row.payload(), row.firedAt(), recorded.position()), event.eventKey())));
+            writeStep(tx, recorded);
+            return Optional.of(row);
+        });
+    }
+
+    @Override
+    public FireOutcome fire(String taskId, String name, @Nullable String payload, String eventKey, long now) {
+        return write(true, (tx) -> fire(tx, taskId, name, payload, eventKey, now));
+    }
+
+    private FireOutcome fire(Tx tx, String taskId, String name, @Nullable String payload, String eventKey, long now) {
+        Execution execution = execution(taskId);
+        if (execution == null) {
+            return FireOutcome.NOT_FOUND;
+        }
+        for (Event event : eventsOf(taskId)) {
+            if (event.eventKey().equals(eventKey)) {
+                return FireOutcome.FIRED;
+            }
+        }
+        if (execution.status().isTerminal()) {
+            return FireOutcome.ENDED;
+        }
+        byte[] next = this.meta.get("event-id");
+        long id = (next != null) ? Rows.number(next) : 1;
+        tx.put(this.meta, "event-id", Rows.number(id + 1));
+        tx.put(this.events, eventKey(taskId, id), Rows.event(new Event(new EventRow(id, taskId, name, payload, now,
+                null), eventKey)));
+        if (execution.status() == ExecutionStatus.WAITING) {
+            putExecution(tx, execution, execution.with(withStatus(execution.row(), ExecutionStatus.WAITING, now, now)));
+        }
+        return FireOutcome.FIRED;
+    }
+
+    @Override
+    public CancelOutcome requestCancel(String taskId, long now) {
+        return write(true, (tx) -> {
+            FireOutcome fired = fire(tx, taskId, CANCEL_EVENT, null, CANCEL_EVENT, now);
+            if (fired == FireOutcome.FIRED) {
+                Execution execution = Objects.requireNonNull(execution(taskId));
+                Long next = execution.row().nextRunAt();
+                if (execution.status() == ExecutionStatus.PENDING && next != null && next > now) {
+                    putExecution(tx, execution, execution.with(withStatus(execution.row(), ExecutionStatus.PENDING,
+                            now, now)));
+                }
+            }
+            return switch (fired) {
+                case FIRED -> CancelOutcome.REQUESTED;
+                case NOT_FOUND -> CancelOutcome.NOT_FOUND;
+                case ENDED -> CancelOutcome.ENDED;
+            };
+        });
+    }
+
+    @Override
+    public boolean cancelRequested(String taskId) {
+        return read(() -> eventsOf(taskId).stream().anyMatch((event) -> CANCEL_EVENT.equals(event.row().name())));
+    }
+
+    @Override
+    public void recordCancel(Lease lease, StepRow step, long now, long leaseUntil) {
+        write(true, (tx) -> {
+            requireLease(tx, lease, now, leaseUntil);
+            String key = stepKey(step.taskId(), step.position());
+            byte[] existing = this.steps.get(key);
+            if (existing != null && StepRow.PENDING.equals(Rows.step(existing).status())) {
+                tx.remove(this.steps, key);
+            }
+            writeStep(tx, step);
+            return null;
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // ends
+
+    @Override
+    public void scheduleFunctionRetry(Lease lease, AttemptRow attempt, Set<Integer> dropped, long nextRunAt,
+            long now) {
+        write(true, (tx) -> {
+            endLease(tx, lease, (row) -> new ExecutionRow(row.taskId(), row.workload(), row.version(), row.function(),
+                    row.arguments(), ExecutionStatus.PENDING, row.result(), row.error(), row.attempt() + 1,
+                    row.retriesUsed() + 1, nextRunAt, row.createdAt(), now, row.parentTaskId()));
+            insertAttempt(tx, attempt);
+            for (Integer position : dropped) {
+                String key = stepKey(lease.taskId(), position);
+                byte[] existing = this.steps.get(key);
+                if (existing != null) {
+                    StepRow step = Rows.step(existing);
+                    if (StepRow.FAILED.equals(step.status()) && StepRow.COMMAND.equals(step.kind())) {
+                        tx.remove(this.steps, key);
+                    }
+                }
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public void complete(Lease lease, @Nullable String resultJson, long now) {
+        end(lease, ExecutionStatus.COMPLETED, resultJson, null, null, now);
+    }
+
+    @Override
+    public void fail(Lease lease, String errorJson, @Nullable AttemptRow attempt, long now) {
+        end(lease, ExecutionStatus.FAILED, null, errorJson, attempt, now);
+    }
+
+    @Override
+    public void cancelled(Lease lease, @Nullable String resultJson, String errorJson, long now) {
+        end(lease, ExecutionStatus.CANCELLED, resultJson, errorJson, null, now);
+    }
+
+    /**
+     * Ends the execution under its lease, with the attempt that ended it if any, and makes its parent due if it
+     * waits. A completion keeps the error as it was, a failure the result, as the JDBC store's updates do.
+     */
+    private void end(Lease lease, ExecutionStatus status, @Nullable String result, @Nullable String error,
+            @Nullable AttemptRow attempt, long now) {
+        write(true, (tx) -> {
+            Execution ended = endLease(tx, lease, (row) -> new ExecutionRow(row.taskId(), row.workload(),
+                    row.version(), row.function(), row.arguments(), status,
+                    (status == ExecutionStatus.FAILED) ? row.result() : result,
+                    (status == ExecutionStatus.COMPLETED) ? row.error() : error, row.attempt(), row.retriesUsed(),
+                    null, row.createdAt(), now, row.parentTaskId()));
+            if (attempt != null) {
+                insertAttempt(tx, attempt);
+            }
+            String parentId = ended.row().parentTaskId();
+            Execution parent = (parentId != null) ? execution(parentId) : null;
+            if (parent != null && parent.status() == ExecutionStatus.WAITING) {
+                putExecution(tx, parent, parent.with(withNextRunAt(parent.row(), now)));
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public boolean resume(String taskId, long now) {
+        return write(true, (tx) -> {
+            Execution execution = execution(taskId);
+            if (execution == null || execution.status() != ExecutionStatus.FAILED) {
+                return false;
+            }
+            ExecutionRow row = execution.row();
+            putExecution(tx, execution, new Execution(new ExecutionRow(row.taskId(), row.workload(), row.version(),
+                    row.function(), row.arguments(), ExecutionStatus.PENDING, row.result(), null, row.attempt() + 1, 0,
+                    now, row.createdAt(), now, row.parentTaskId()), null, null, null));
+            // the last step, when a failed command, runs its attempts again; a failed command before it stays
+            List<StepRow> recorded = stepsOf(taskId);
+            if (!recorded.isEmpty()) {
+                StepRow last = recorded.get(recorded.size() - 1);
+                if (StepRow.FAILED.equals(last.status()) && StepRow.COMMAND.equals(last.kind())) {
+                    tx.remove(this.steps, stepKey(taskId, last.position()));
+                }
+            }
+            return true;
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // counts, retention, runtimes
+
+    @Override
+    public Map<String, Long> counts(String workload, String version, long now) {
+        return read(() -> {
+            Map<String, Long> counts = new LinkedHashMap<>();
+            for (ExecutionStatus status : ExecutionStatus.values()) {
+                byte[] count = this.counted.get(countKey(workload, version, status));
+                counts.put(status.name(), (count != null) ? Rows.number(count) : 0L);
+            }
+            long ready = 0;
+            for (int kind = 0; kind < KINDS; kind++) {
+                ready += dueOf(workload, version, kind, (kind == 2) ? now - 1 : now, Integer.MAX_VALUE, Set.of()).size();
+            }
+            counts.put("READY", ready);
+            return counts;
+        });
+    }
+
+    /**
+     * Deletes ended executions (their steps, attempts, events and tags with them) that ended before
+     * {@code endedBefore}, oldest first, but not the child of an execution that has not ended (it may still read the
+     * child's outcome).
+     */
+    @Override
+    public int deleteEndedBefore(long endedBefore, int limit) {
+        return write(true, (tx) -> {
+            List<Execution> deleted = new ArrayList<>();
+            for (java.util.Iterator<String> keys = this.created.keyIterator(null); keys.hasNext()
+                    && deleted.size() < Math.max(1, limit);) {
+                String key = keys.next();
+                if (Rows.longOf(key.substring(0, 16)) >= endedBefore) {
+                    break;
+                }
+                Execution execution = execution(key.substring(16));
+                if (execution == null || !execution.status().isTerminal()
+                        || execution.row().updatedAt() >= endedBefore) {
+                    continue;
+                }
+                String parentId = execution.row().parentTaskId();
+                Execution parent = (parentId != null) ? execution(parentId) : null;
+                if (parent == null || parent.status().isTerminal()) {
+                    deleted.add(execution);
+                }
+            }
+            for (Execution execution : deleted) {
+                String taskId = execution.taskId();
+                for (Tag tag : tagsOf(taskId)) {
+                    tx.remove(this.tagged, taggedKey(tag.key(), tag.value(), taskId));
+                }
+                for (MVMap<String, byte[]> map : List.of(this.tags, this.events, this.attempts, this.steps)) {
+                    List<String> keys = new ArrayList<>();
+                    forEach(map, Rows.part(taskId), (key, value) -> keys.add(key));
+                    keys.forEach((key) -> tx.remove(map, key));
+                }
+                removeExecution(tx, execution);
+            }
+            return deleted.size();
+        });
+    }
+
+    @Override
+    public void heartbeat(String instanceId, String workload, String version, long now) {
+        write(false, (tx) -> {
+            byte[] seen = this.runtimes.get(instanceId);
+            long startedAt = (seen != null) ? Rows.runtime(seen).startedAt() : now;
+            tx.put(this.runtimes, instanceId, Rows.runtime(new Rows.Runtime(workload, version, startedAt, now)));
+            return null;
+        });
+    }
+
+    @Override
+    public void forget(String instanceId) {
+        write(true, (tx) -> {
+            tx.remove(this.runtimes, instanceId);
+            return null;
+        });
+    }
+
+    @Override
+    public Set<String> versionsServed(String workload, long seenSince) {
+        return read(() -> {
+            Set<String> versions = new TreeSet<>();
+            for (Cursor<String, byte[]> cursor = this.runtimes.cursor(null); cursor.hasNext();) {
+                cursor.next();
+                Rows.Runtime runtime = Rows.runtime(cursor.getValue());
+                if (runtime.workload().equals(workload) && runtime.seenAt() >= seenSince) {
+                    versions.add(runtime.version());
+                }
+            }
+            return versions;
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // the rules shared by the writes
+
+    /**
+     * Checks that the lease is still held, and extends it, as the JDBC store's fence does on H2: a lease with at least
+     * half of the asked-for extension left and {@code updated_at} within a second is left as it is; otherwise the
+     * lease is extended and {@code updated_at} moved when it is a second behind.
+     * @throws LeaseLostException if the lease is no longer held
+     */
+    private void requireLease(Tx tx, Lease lease, long now, long leaseUntil) {
+        Execution execution = execution(lease.taskId());
+        if (!held(execution, lease)) {
+            throw new LeaseLostException(lease.taskId());
+        }
+        long until = (execution.leaseUntil() != null) ? execution.leaseUntil() : Long.MIN_VALUE;
+        boolean fresh = leaseUntil > now && until >= now + (leaseUntil - now) / 2
+                && execution.row().updatedAt() > now - UPDATED_AT_GRANULARITY_MILLIS;
+        if (fresh) {
+            return;
+        }
+        ExecutionRow row = execution.row();
+        long updatedAt = (row.updatedAt() <= now - UPDATED_AT_GRANULARITY_MILLIS) ? now : row.updatedAt();
+        putExecution(tx, execution, new Execution(withStatus(row, row.status(), row.nextRunAt(), updatedAt),
+                execution.leaseOwner(), execution.leaseToken(), leaseUntil));
+    }
+
+    /** Whether the execution runs under {@code lease}. */
+    private static boolean held(@Nullable Execution execution, Lease lease) {
+        return execution != null && execution.status() == ExecutionStatus.RUNNING
+                && lease.token().equals(execution.leaseToken());
+    }
+
+    /**
+     * Ends the lease and sets the execution's new state, fenced by the lease's token and RUNNING.
+     * @return the execution as written
+     * @throws LeaseLostException if the lease is no longer held
+     */
+    private Execution endLease(Tx tx, Lease lease, Function<ExecutionRow, ExecutionRow> change) {
+        Execution execution = execution(lease.taskId());
+        if (!held(execution, lease)) {
+            throw new LeaseLostException(lease.taskId());
+        }
+        Execution ended = new Execution(change.apply(execution.row()), null, null, null);
+        putExecution(tx, execution, ended);
+        return ended;
+    }
+
+    /**
+     * Records the step, or completes the PENDING step of its kind and name at its position. The same step recorded
+     * already is success (a retry after a lost acknowledgement); a different one is a conflict.
+     */
+    private void writeStep(Tx tx, StepRow step) {
+        String key = stepKey(step.taskId(), step.position());
+        byte[] stored = this.steps.get(key);
+        if (stored == null) {
+            tx.put(this.steps, key, Rows.step(step));
+            return;
+        }
+        StepRow existing = Rows.step(stored);
+        if (StepRow.PENDING.equals(existing.status()) && existing.kind().equals(step.kind())
+                && existing.name().equals(step.name())) {
+            tx.put(this.steps, key, Rows.step(new StepRow(existing.taskId(), existing.position(), existing.kind(),
+                    existing.name(), existing.arguments(), step.status(), step.result(), step.error(),
+                    existing.idempotencyKey(), existing.functionAttempt(), existing.startedAt(), step.completedAt(),
+                    existing.childTaskId())));
+            return;
+        }
+        List<String> differences = new ArrayList<>();
+        differs(differences, "kind", existing.kind(), step.kind());
+        differs(differences, "name", existing.name(), step.name());
+        differs(differences, "status", existing.status(), step.status());
+        differs(differences, "result", existing.result(), step.result());
+        differs(differences, "error", existing.error(), step.error());
+        differs(differences, "arguments", existing.arguments(), step.arguments());
+        differs(differences, "child execution", existing.childTaskId(), step.childTaskId());
+        if (!differences.isEmpty()) {
+            throw new StoreStatementException("skail store refused to record step " + step.position() + " of '"
+                    + step.taskId() + "': position " + step.position() + " already holds " + describe(existing)
+                    + ", not " + describe(step) + " (they differ in " + String.join(", ", differences) + ")");
+        }
+    }
+
+    private static String describe(StepRow step) {
+        return step.kind() + " '" + step.name() + "' " + step.status();
+    }
+
+    /**
+     * The attempt of a step's write, if any: recorded, or, when the step implies it (see
+     * {@link JdbcExecutionStore#impliedByStep}), only checked against the attempts recorded with its number or later.
+     */
+    private void writeAttempt(Tx tx, StepRow step, @Nullable AttemptRow given) {
+        if (given == null) {
+            return;
+        }
+        if (!JdbcExecutionStore.impliedByStep(step, given)) {
+            insertAttempt(tx, given);
+            return;
+        }
+        String prefix = Rows.part(given.taskId()) + Rows.sortable(given.position())
+                + Rows.sortable(given.functionAttempt());
+        String from = prefix + Rows.sortable(given.number());
+        java.util.Iterator<String> keys = this.attempts.keyIterator(from);
+        if (keys.hasNext()) {
+            String key = keys.next();
+            if (key.startsWith(prefix)) {
+                refuseUnlike(Rows.attempt(this.attempts.get(key)), given);
+            }
+        }
+    }
+
+    /** Records the attempt; the same attempt recorded already is success, a different one with its number a conflict. */
+    private void insertAttempt(Tx tx, AttemptRow attempt) {
+        String key = attemptKey(attempt);
+        byte[] stored = this.attempts.get(key);
+        if (stored == null) {
+            tx.put(this.attempts, key, Rows.attempt(attempt));
+            return;
+        }
+        refuseUnlike(Rows.attempt(stored), attempt);
+    }
+
+    private static void refuseUnlike(AttemptRow existing, AttemptRow attempt) {
+        List<String> differences = new ArrayList<>();
+        differs(differences, "name", existing.name(), attempt.name());
+        differs(differences, "outcome", existing.outcome(), attempt.outcome());
+        differs(differences, "error", existing.error(), attempt.error());
+        differs(differences, "decision", existing.decision(), attempt.decision());
+        differs(differences, "number", existing.number(), attempt.number());
+        if (!differences.isEmpty()) {
+            throw new StoreStatementException("skail store refused to record attempt " + attempt.number()
+                    + " of function attempt " + attempt.functionAttempt() + " at position " + attempt.position()
+                    + " of '" + attempt.taskId() + "': "
+                    + ((existing.number() == attempt.number()) ? "it" : "attempt " + existing.number())
+                    + " is recorded already as " + existing.outcome() + "/" + existing.decision() + ", not "
+                    + attempt.outcome() + "/" + attempt.decision() + " (they differ in "
+                    + String.join(", ", differences) + ")");
+        }
+    }
+
+    private static void differs(List<String> differences, String field, @Nullable Object recorded,
+            @Nullable Object written) {
+        if (!Objects.equals(recorded, written)) {
+            differences.add(field);
+        }
+    }
+
+    private void insertTags(Tx tx, String taskId, List<Tag> added) {
+        for (Tag tag : added) {
+            String key = tagKey(taskId, tag.key(), tag.value());
+            if (!this.tags.containsKey(key)) {
+                tx.put(this.tags, key, EMPTY);
+                tx.put(this.tagged, taggedKey(tag.key(), tag.value(), taskId), EMPTY);
+            }
+        }
+    }
+
+    /**
+     * Writes the execution ({@code before} as it was, {@code null} for a new one) and keeps the indexes of it: what is
+     * due, the creation order, the counts per status.
+     */
+    private void putExecution(Tx tx, @Nullable Execution before, Execution after) {
+        tx.put(this.executions, after.taskId(), Rows.execution(after));
+        String dueBefore = (before != null) ? dueKey(before) : null;
+        String dueAfter = dueKey(after);
+        if (!Objects.equals(dueBefore, dueAfter)) {
+            if (dueBefore != null) {
+                tx.remove(this.due, dueBefore);
+            }
+            if (dueAfter != null) {
+                tx.put(this.due, dueAfter, EMPTY);
+            }
+        }
+        if (before == null) {
+            tx.put(this.created, Rows.sortable(after.row().createdAt()) + after.taskId(), EMPTY);
+        }
+        if (before == null || before.status() != after.status()) {
+            if (before != null) {
+                count(tx, before.row(), -1);
+            }
+            count(tx, after.row(), 1);
+        }
+    }
+
+    private void removeExecution(Tx tx, Execution execution) {
+        tx.remove(this.executions, execution.taskId());
+        String dueKey = dueKey(execution);
+        if (dueKey != null) {
+            tx.remove(this.due, dueKey);
+        }
+        tx.remove(this.created, Rows.sortable(execution.row().createdAt()) + execution.taskId());
+        count(tx, execution.row(), -1);
+    }
+
+    private void count(Tx tx, ExecutionRow row, int delta) {
+        String key = countKey(row.workload(), row.version(), row.status());
+        byte[] count = this.counted.get(key);
+        long now = ((count != null) ? Rows.number(count) : 0) + delta;
+        if (now == 0) {
+            tx.remove(this.counted, key);
+        }
+        else {
+            tx.put(this.counted, key, Rows.number(now));
+        }
+    }
+
+    /** Where the execution is in the index of due work, or {@code null} when it is not due at any time. */
+    private static @Nullable String dueKey(Execution execution) {
+        ExecutionRow row = execution.row();
+        return switch (row.status()) {
+            case PENDING -> (row.nextRunAt() != null) ? duePrefix(row.workload(), row.version(), 0)
+                    + Rows.sortable(row.nextRunAt()) + row.taskId() : null;
+            case WAITING -> (row.nextRunAt() != null) ? duePrefix(row.workload(), row.version(), 1)
+                    + Rows.sortable(row.nextRunAt()) + row.taskId() : null;
+            case RUNNING -> (execution.leaseUntil() != null) ? duePrefix(row.workload(), row.version(), 2)
+                    + Rows.sortable(execution.leaseUntil()) + row.taskId() : null;
+            default -> null;
+        };
+    }
+
+    private static String duePrefix(String workload, String version, int kind) {
+        return Rows.part(workload) + Rows.part(version) + kind;
+    }
+
+    private static String countKey(String workload, String version, ExecutionStatus status) {
+        return Rows.part(workload) + Rows.part(version) + status.name();
+    }
+
+    private static String stepKey(String taskId, int position) {
+        return Rows.part(taskId) + Rows.sortable(position);
+    }
+
+    private static String attemptKey(AttemptRow attempt) {
+        return Rows.part(attempt.taskId()) + Rows.sortable(attempt.position()) + Rows.sortable(attempt.functionAttempt())
+                + Rows.sortable(attempt.number());
+    }
+
+    private static String eventKey(String taskId, long id) {
+        return Rows.part(taskId) + Rows.sortable(id);
+    }
+
+    private static String tagKey(String taskId, String key, String value) {
+        return Rows.part(taskId) + Rows.part(key) + value;
+    }
+
+    private static String taggedKey(String key, String value, String taskId) {
+        return Rows.part(key) + Rows.part(value) + taskId;
+    }
+
+    private @Nullable Execution execution(String taskId) {
+        byte[] row = this.executions.get(taskId);
+        return (row != null) ? Rows.execution(row) : null;
+    }
+
+    private List<StepRow> stepsOf(String taskId) {
+        List<StepRow> rows = new ArrayList<>();
+        forEach(this.steps, Rows.part(taskId), (key, value) -> rows.add(Rows.step(value)));
+        return rows;
+    }
+
+    private List<Event> eventsOf(String taskId) {
+        List<Event> rows = new ArrayList<>();
+        forEach(this.events, Rows.part(taskId), (key, value) -> rows.add(Rows.event(value)));
+        return rows;
+    }
+
+    /** The execution's tags, by key then value. */
+    private List<Tag> tagsOf(String taskId) {
+        String prefix = Rows.part(taskId);
+        List<Tag> found = new ArrayList<>();
+        forEach(this.tags, prefix, (key, value) -> {
+            String rest = key.substring(prefix.length());
+            int colon = rest.indexOf(':');
+            int length = Integer.parseInt(rest.substring(0, colon));
+            found.add(new Tag(rest.substring(colon + 1, colon + 1 + length), rest.substring(colon + 1 + length)));
+        });
+        found.sort(Comparator.comparing(Tag::key).thenComparing(Tag::value));
+        return found;
+    }
+
+    /** Each entry of {@code map} whose key starts with {@code prefix}, in key order. */
+    private static void forEach(MVMap<String, byte[]> map, String prefix,
+            java.util.function.BiConsumer<String, byte[]> action) {
+        for (Cursor<String, byte[]> cursor = map.cursor(prefix); cursor.hasNext();) {
+            String key = cursor.next();
+            if (!key.startsWith(prefix)) {
+                return;
+            }
+            action.accept(key, cursor.getValue());
+        }
+    }
+
+    private static ExecutionRow withStatus(ExecutionRow row, ExecutionStatus status) {
+        return withStatus(row, status, row.nextRunAt(), row.updatedAt());
+    }
+
+    private static ExecutionRow withStatus(ExecutionRow row, ExecutionStatus status, @Nullable Long nextRunAt,
+            long updatedAt) {
+        return new ExecutionRow(row.taskId(), row.workload(), row.version(), row.function(), row.arguments(), status,
+                row.result(), row.error(), row.attempt(), row.retriesUsed(), nextRunAt, row.createdAt(), updatedAt,
+                row.parentTaskId());
+    }
+
+    private static ExecutionRow withNextRunAt(ExecutionRow row, long nextRunAt) {
+        return withStatus(row, row.status(), nextRunAt, row.updatedAt());
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // reads, writes, durability
+
+    private <T> T read(Supplier<T> work) {
+        this.lock.readLock().lock();
+        try {
+            check();
+            return work.get();
+        }
+        catch (org.h2.mvstore.MVStoreException ex) {
+            throw unavailable(ex);
+        }
+        finally {
+            this.lock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Runs one operation under the write lock, undone entirely if it throws.
+     * @param durably whether to return only once what it wrote (and what it read, written by others) is on disk
+     */
+    private <T> T write(boolean durably, Function<Tx, T> work) {
+        T result;
+        long version;
+        this.lock.writeLock().lock();
+        try {
+            check();
+            Tx tx = new Tx();
+            try {
+                result = work.apply(tx);
+            }
+            catch (RuntimeException | Error ex) {
+                tx.undo();
+                if (ex instanceof org.h2.mvstore.MVStoreException failure) {
+                    throw unavailable(failure);
+                }
+                throw ex;
+            }
+            if (tx.changed()) {
+                this.changed = this.store.getCurrentVersion();
+            }
+            version = this.changed;
+        }
+        finally {
+            this.lock.writeLock().unlock();
+        }
+        if (durably && this.file != null) {
+            this.durable.await(version, this::commit);
+        }
+        return result;
+    }
+
+    /**
+     * Writes the maps' changes as one chunk (under the write lock: whole operations only) and forces the file.
+     * @return the version now durable
+     */
+    private long commit() {
+        long version;
+        this.lock.writeLock().lock();
+        try {
+            check();
+            version = this.store.getCurrentVersion();
+            this.store.commit();
+        }
+        catch (org.h2.mvstore.MVStoreException ex) {
+            throw unavailable(ex);
+        }
+        finally {
+            this.lock.writeLock().unlock();
+        }
+        try {
+            this.store.getFileStore().sync();
+        }
+        catch (RuntimeException ex) {
+            throw new StoreUnavailableException("skail store: cannot force " + this.file + ": " + ex.getMessage(), ex);
+        }
+        return version;
+    }
+
+    private StoreUnavailableException unavailable(RuntimeException ex) {
+        return new StoreUnavailableException("skail store: " + ex.getMessage(), ex);
+    }
+
+    /** One operation's changes, to undo when it fails. */
+    private static final class Tx {
+
+        private final List<Object[]> undo = new ArrayList<>();
+
+        void put(MVMap<String, byte[]> map, String key, byte[] value) {
+            this.undo.add(new Object[] { map, key, map.put(key, value) });
+        }
+
+        void remove(MVMap<String, byte[]> map, String key) {
+            byte[] old = map.remove(key);
+            if (old != null) {
+                this.undo.add(new Object[] { map, key, old });
+            }
+        }
+
+        boolean changed() {
+            return !this.undo.isEmpty();
+        }
+
+        @SuppressWarnings("unchecked")
+        void undo() {
+            for (int i = this.undo.size() - 1; i >= 0; i--) {
+                Object[] change = this.undo.get(i);
+                MVMap<String, byte[]> map = (MVMap<String, byte[]>) change[0];
+                if (change[2] == null) {
+                    map.remove(change[1]);
+                }
+                else {
+                    map.put((String) change[1], (byte[]) change[2]);
+                }
+            }
+        }
+    }
+
+    /**
+     * The schedules: a tick is started by a compare-and-set of the schedule's next tick and the creation of its
+     * execution, in one write (as {@code JdbcScheduleStore}'s transaction).
+     */
+    private final class Schedules implements ScheduleStore {
+
+        @Override
+        public ScheduleRow register(ScheduleRow declared, long now) {
+            return write(true, (tx) -> {
+                String key = Rows.part(declared.workload()) + declared.name();
+                byte[] stored = LocalStore.this.schedules.get(key);
+                ScheduleRow row;
+                if (stored == null) {
+                    row = new ScheduleRow(declared.workload(), declared.name(), declared.function(),
+                            declared.version(), declared.cron(), declared.zone(), declared.missed(),
+                            declared.nextTick(), null, null, now);
+                }
+                else {
+                    ScheduleRow was = Rows.schedule(stored);
+                    boolean same = was.sameTicks(declared);
+                    row = new ScheduleRow(was.workload(), was.name(), declared.function(), declared.version(),
+                            declared.cron(), declared.zone(), declared.missed(),
+                            same ? was.nextTick() : declared.nextTick(), was.lastTick(), was.lastTaskId(), now);
+                }
+                tx.put(LocalStore.this.schedules, key, Rows.schedule(row));
+                return row;
+            });
+        }
+
+        @Override
+        public List<ScheduleRow> schedules(String workload) {
+            return read(() -> {
+                List<ScheduleRow> rows = new ArrayList<>();
+                forEach(LocalStore.this.schedules, Rows.part(workload), (key, value) -> rows.add(Rows.schedule(value)));
+                return rows;
+            });
+        }
+
+        @Override
+        public boolean fire(ScheduleRow schedule, long tick, @Nullable Long following, ExecutionRow execution,
+                long now) {
+            Long expected = schedule.nextTick();
+            if (expected == null) {
+                return false;
+            }
+            return write(true, (tx) -> {
+                String key = Rows.part(schedule.workload()) + schedule.name();
+                byte[] stored = LocalStore.this.schedules.get(key);
+                ScheduleRow was = (stored != null) ? Rows.schedule(stored) : null;
+                if (was == null || !expected.equals(was.nextTick()) || !was.sameTicks(schedule)) {
+                    return false;
+                }
+                tx.put(LocalStore.this.schedules, key, Rows.schedule(new ScheduleRow(was.workload(), was.name(),
+                        was.function(), was.version(), was.cron(), was.zone(), was.missed(), following, tick,
+                        execution.taskId(), now)));
+                // an execution with the tick's id may exist already (triggered by hand with that id): it is the tick's
+                if (execution(execution.taskId()) == null) {
+                    putExecution(tx, null, new Execution(execution, null, null, null));
+                }
+                return true;
+            });
+        }
+    }
+}
