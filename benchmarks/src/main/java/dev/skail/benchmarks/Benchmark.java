@@ -111,6 +111,10 @@ public final class Benchmark {
                 description = measure(store, figures, (part) -> List.of("-Dskail.store.directory=" + this.work
                     .resolve("h2-" + part)), (name) -> List.of("--skail.store.directory=" + this.work.resolve("f-" + name)));
             }
+            else if (store.equals(Settings.LOCAL)) {
+                description = measure(store, figures, (part) -> List.of("-Dskail.store.url=local:" + this.work
+                    .resolve("local-" + part)), (name) -> List.of("--skail.store.url=local:" + this.work.resolve("lf-" + name)));
+            }
             else {
                 description = measurePostgreSql(figures);
             }

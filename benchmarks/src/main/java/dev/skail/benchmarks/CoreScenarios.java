@@ -75,6 +75,11 @@ public final class CoreScenarios {
         this.runtime = runtime;
     }
 
+    /** The dialect the worker's defaults are resolved with: the local store's are H2's. */
+    static dev.skail.platform.jdbc.SqlDialect dialect(ExecutionStore store) {
+        return (store instanceof JdbcExecutionStore jdbc) ? jdbc.dialect() : dev.skail.platform.jdbc.SqlDialect.H2;
+    }
+
     public static void main(String[] args) throws Exception {
         Settings settings = Settings.fromSystemProperties();
         try (ConfigurableApplicationContext context = BenchApplication.start();
@@ -84,7 +89,7 @@ public final class CoreScenarios {
             // the worker's concurrency as the product resolves it (its default depends on the store)
             store.put("concurrency", String.valueOf(context.getBean(SkailProperties.class)
                 .getWorker()
-                .concurrency(context.getBean(JdbcExecutionStore.class).dialect())));
+                .concurrency(dialect(context.getBean(ExecutionStore.class)))));
             System.out.println(STORE_NOTE + counters.describe());
             Results.print("store", store);
             Map<String, Long> atStart = counters.read();

@@ -31,6 +31,9 @@ record Settings(List<String> stores, Set<String> scenarios, int warmup, int sequ
 
     static final String POSTGRESQL = "postgresql";
 
+    /** The store skail keeps itself ({@code skail.store.url=local:<directory>}), opt-in while it is built. */
+    static final String LOCAL = "local";
+
     /** The system properties that carry the settings, passed on to every JVM the harness starts. */
     static final List<String> PROPERTIES = List.of("stores", "scenarios", "quick", "warmup", "sequential",
             "executions", "callers", "growth", "sleepers", "triggers", "launches");
@@ -43,8 +46,8 @@ record Settings(List<String> stores, Set<String> scenarios, int warmup, int sequ
             if (name.equals("pg") || name.equals("postgres")) {
                 name = POSTGRESQL;
             }
-            if (!name.equals(H2) && !name.equals(POSTGRESQL)) {
-                throw new IllegalArgumentException("-Dstores: unknown store '" + store + "' (h2, postgresql)");
+            if (!name.equals(H2) && !name.equals(POSTGRESQL) && !name.equals(LOCAL)) {
+                throw new IllegalArgumentException("-Dstores: unknown store '" + store + "' (h2, postgresql, local)");
             }
             stores.add(name);
         }

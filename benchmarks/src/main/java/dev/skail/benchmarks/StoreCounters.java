@@ -11,6 +11,7 @@ import java.util.Properties;
 
 import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.jdbc.JdbcExecutionStore;
+import dev.skail.platform.local.LocalStore;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -60,6 +61,9 @@ abstract class StoreCounters implements AutoCloseable {
             return new PostgreSql(url, context.getEnvironment().getProperty("skail.store.username"),
                     context.getEnvironment().getProperty("skail.store.password"));
         }
+        if (store instanceof LocalStore local && local.file() != null) {
+            return new Local(local);
+        }
         if (store instanceof JdbcExecutionStore jdbc && jdbc.syncs().isPresent()) {
             return new H2(jdbc, context.getEnvironment().getProperty("skail.store.directory", ".skail"));
         }
@@ -106,6 +110,37 @@ abstract class StoreCounters implements AutoCloseable {
             return "embedded H2 " + org.h2.engine.Constants.FULL_VERSION + " file store (the default, skail.store.directory="
                     + this.directory + "; each commit synced to the device before it is acknowledged, one sync for the "
                     + "commits that wait together)";
+        }
+
+        @Override
+        boolean durable() {
+            return true;
+        }
+    }
+
+    private static final class Local extends StoreCounters {
+
+        private final LocalStore store;
+
+        Local(LocalStore store) {
+            this.store = store;
+        }
+
+        @Override
+        Map<String, Long> read() {
+            LocalStore.Syncs syncs = this.store.syncs();
+            Map<String, Long> counters = new LinkedHashMap<>();
+            counters.put("commits", syncs.durableWrites());
+            counters.put("syncs", syncs.forces());
+            counters.put("barrier_forces", syncs.barrierForces());
+            return counters;
+        }
+
+        @Override
+        String describe() {
+            return "local store (skail's own, MVStore maps of H2 " + org.h2.engine.Constants.FULL_VERSION
+                    + ", skail.store.url=local:" + this.store.file() + "; each write forced to the device before it "
+                    + "is acknowledged, one chunk and one force for the writes that wait together)";
         }
 
         @Override

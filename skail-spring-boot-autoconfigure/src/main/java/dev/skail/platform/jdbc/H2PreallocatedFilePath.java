@@ -71,7 +71,7 @@ public final class H2PreallocatedFilePath extends FilePathWrapper {
      * How many forces the file H2 opened as {@code fileName} (a name of this scheme) made before H2 wrote over space
      * it had written before, while this process owns it; {@code 0} for any other file.
      */
-    static long barrierForces(String fileName) {
+    public static long barrierForces(String fileName) {
         PreallocatedFile file = OWNED.get(fileName);
         return (file != null) ? file.barrierForces() : 0;
     }

@@ -126,6 +126,8 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
     /** The group commit of the maps' versions: durable once a chunk that holds them is written and forced. */
     private final GroupForce durable;
 
+    private final java.util.concurrent.atomic.AtomicLong durableWrites = new java.util.concurrent.atomic.AtomicLong();
+
     /** The version of the maps that holds the last change. Written under the write lock. */
     private volatile long changed = -1;
 
@@ -198,6 +200,25 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
     /** The store's file, or {@code null} in memory. */
     public @Nullable Path file() {
         return this.file;
+    }
+
+    /**
+     * How durable the store's writes were made so far: the writes that waited for the disk before they returned, the
+     * forces ({@code fdatasync}) that made them durable, and the forces the file made besides them, before a chunk was
+     * written over space written before (see {@link H2PreallocatedFilePath}). All zero in memory.
+     */
+    public Syncs syncs() {
+        return new Syncs(this.durableWrites.get(), this.durable.forces(),
+                (this.file != null) ? H2PreallocatedFilePath.barrierForces(H2PreallocatedFilePath.fileName(this.file))
+                        : 0);
+    }
+
+    /**
+     * @param durableWrites the writes that returned once on disk
+     * @param forces the group commits' forces
+     * @param barrierForces the forces before space was written over
+     */
+    public record Syncs(long durableWrites, long forces, long barrierForces) {
     }
 
     /** The schedules, kept in this store. */
@@ -1261,6 +1282,49 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         return withStatus(row, row.status(), nextRunAt, row.updatedAt());
     }
 
+    /**
+     * What disagrees between the executions and their indexes (due work, creation order, counts per status, tags),
+     * each as a sentence; empty when they agree. For tests after a crash: it reads everything.
+     */
+    List<String> inconsistencies() {
+        return read(() -> {
+            List<String> problems = new ArrayList<>();
+            Set<String> dueKeys = new java.util.HashSet<>();
+            Set<String> createdKeys = new java.util.HashSet<>();
+            Map<String, Long> counts = new java.util.HashMap<>();
+            for (Cursor<String, byte[]> cursor = this.executions.cursor(null); cursor.hasNext();) {
+                String taskId = cursor.next();
+                Execution execution = Rows.execution(cursor.getValue());
+                if (!taskId.equals(execution.taskId())) {
+                    problems.add("execution under " + taskId + " names " + execution.taskId());
+                }
+                String dueKey = dueKey(execution);
+                if (dueKey != null) {
+                    dueKeys.add(dueKey);
+                }
+                createdKeys.add(Rows.sortable(execution.row().createdAt()) + taskId);
+                counts.merge(countKey(execution.row().workload(), execution.row().version(), execution.status()), 1L,
+                        Long::sum);
+            }
+            Set<String> indexedDue = new java.util.HashSet<>(this.due.keySet());
+            if (!indexedDue.equals(dueKeys)) {
+                problems.add("due work indexed " + indexedDue.size() + ", due " + dueKeys.size());
+            }
+            if (!new java.util.HashSet<>(this.created.keySet()).equals(createdKeys)) {
+                problems.add("creation order indexes " + this.created.size() + ", executions " + createdKeys.size());
+            }
+            Map<String, Long> stored = new java.util.HashMap<>();
+            this.counted.forEach((key, value) -> stored.put(key, Rows.number(value)));
+            if (!stored.equals(counts)) {
+                problems.add("counts " + stored + ", executions " + counts);
+            }
+            if (this.tags.size() != this.tagged.size()) {
+                problems.add("tags " + this.tags.size() + ", tagged " + this.tagged.size());
+            }
+            return problems;
+        });
+    }
+
     // ---------------------------------------------------------------------------------------------------------------
     // reads, writes, durability
 
@@ -1309,6 +1373,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         }
         if (durably && this.file != null) {
             this.durable.await(version, this::commit);
+            this.durableWrites.incrementAndGet();
         }
         return result;
     }
