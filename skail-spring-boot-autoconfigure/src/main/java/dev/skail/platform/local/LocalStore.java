@@ -55,11 +55,19 @@ import org.jspecify.annotations.Nullable;
  * changes the maps; a failure (a lease lost, a step taken by another) undoes what it changed before the lock is
  * released, so no other operation sees half of one. Reads take the read lock: they see whole operations.
  * <p>
- * <b>Durability.</b> A write that acknowledges something (a trigger, a step, an event, an end) returns only once the
- * maps' version that holds it is written to the file and forced: the writes waiting together share one chunk and one
- * force (group commit across executions), and a chunk holds only whole operations (the commit takes the write lock).
- * After a crash, H2's storage engine opens the file at its last whole chunk. A claim, a lease renewal and a heartbeat
- * acknowledge nothing and do not wait (lost, they are only done again). In memory, nothing waits.
+ * <b>Durability.</b> Every write appends its changes of the maps to a log ({@link RedoLog}), in the order the maps took
+ * them. A write that acknowledges something (a trigger, a step, an event, an end) returns only once its record is
+ * forced: the writes waiting together share one force (group commit across executions). A claim, a lease renewal and a
+ * heartbeat acknowledge nothing and do not wait (lost, they are only done again), though their records are forced with
+ * the next write that waits. A reader may see a write before it is forced; anything it then writes is after it in the
+ * log. In memory, there is no log and nothing waits.
+ * <p>
+ * <b>Checkpoints.</b> Once a second, when anything was written, the maps are stored as one chunk of their file with the
+ * log position they hold everything before (under the write lock: a chunk holds whole operations only; its emptiest
+ * chunks rewritten first while the file is less than {@value #TARGET_FILL_RATE} % live). Once the log holds more than
+ * {@value #RESTART_BYTES} bytes, the chunk is forced and the log starts again. After a crash, H2's storage engine opens
+ * the maps at their last whole chunk, and the log's records from its position on are applied again: each record is the
+ * values its write left (or their removal), so applying one again changes nothing.
  * <p>
  * Public as the auto-configuration's store; not an API of skail.
  */
@@ -123,13 +131,21 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
 
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
 
-    /** The group commit of the maps' versions: durable once a chunk that holds them is written and forced. */
-    private final GroupForce durable;
+    /** The maps a record names, by their index here: the log's format (new maps go at the end). */
+    private final List<MVMap<String, byte[]>> logged;
+
+    private final Map<MVMap<String, byte[]>, Integer> ids = new java.util.IdentityHashMap<>();
+
+    /** The log of a store in a file; {@code null} in memory. Set once, when the file is opened. */
+    private volatile @Nullable RedoLog log;
+
+    /** Stores the maps now and then (see the class's comment); {@code null} in memory. */
+    private @Nullable Thread checkpoints;
+
+    /** The log position the last checkpoint stored the maps at. Guarded by the write lock. */
+    private long checkpointed = -1;
 
     private final java.util.concurrent.atomic.AtomicLong durableWrites = new java.util.concurrent.atomic.AtomicLong();
-
-    /** The version of the maps that holds the last change. Written under the write lock. */
-    private volatile long changed = -1;
 
     private volatile boolean closed;
 
@@ -155,7 +171,11 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         this.runtimes = store.openMap("runtime");
         this.schedules = store.openMap("schedule");
         this.meta = store.openMap("meta");
-        this.durable = new GroupForce(store.getCurrentVersion() - 1);
+        this.logged = List.of(this.executions, this.steps, this.attempts, this.events, this.tags, this.tagged, this.due,
+                this.created, this.counted, this.runtimes, this.schedules, this.meta);
+        for (int id = 0; id < this.logged.size(); id++) {
+            this.ids.put(this.logged.get(id), id);
+        }
     }
 
     /**
@@ -171,11 +191,125 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
                 .open();
             // a chunk's space is written over a second after it died (the file system forces the newer chunks first)
             store.setRetentionTime(1000);
-            return new LocalStore(file, store, false);
+            LocalStore local = new LocalStore(file, store, false);
+            try {
+                byte[] stored = local.meta.get(LOG_POSITION);
+                RedoLog log = RedoLog.open(RedoLog.next(file), (stored != null) ? Rows.number(stored) : -1,
+                        local::replay);
+                local.log = log;
+                if (local.replayed > 0) {
+                    logger.info("skail store: " + local.replayed + " write(s) after the maps' last checkpoint applied "
+                            + "again from the log");
+                }
+                // what the log held is in the maps now, stored and forced: the log starts again
+                local.checkpoint(true);
+                local.startCheckpoints();
+                return local;
+            }
+            catch (RuntimeException ex) {
+                store.closeImmediately();
+                throw ex;
+            }
         }
         catch (RuntimeException ex) {
             throw new StoreUnavailableException("skail store: cannot open " + file + ": " + ex.getMessage(), ex);
         }
+    }
+
+    /** The meta entry of the log position the stored maps hold everything before. */
+    private static final String LOG_POSITION = "log-position";
+
+    /** The fill rate of the maps' file under which a checkpoint rewrites its emptiest chunks first, in percent. */
+    static final int TARGET_FILL_RATE = 60;
+
+    /** How much of the emptiest chunks a checkpoint rewrites at most, in bytes. */
+    private static final int COMPACT_BYTES = 1 << 20;
+
+    /** How many bytes of records make the next checkpoint force the maps and start the log again. */
+    static final long RESTART_BYTES = 8L << 20;
+
+    private static final long CHECKPOINT_MILLIS = 1000;
+
+    /** How many records of the log were applied to the maps when the file was opened (after a crash). */
+    private long replayed;
+
+    long replayed() {
+        return this.replayed;
+    }
+
+    /** Applies one record of the log to the maps, as its write left them. */
+    private void replay(java.nio.ByteBuffer record) {
+        this.replayed++;
+        byte[] changes = new byte[record.remaining()];
+        record.get(changes);
+        Rows.Reader in = new Rows.Reader(changes);
+        while (!in.atEnd()) {
+            MVMap<String, byte[]> map = this.logged.get((int) in.number());
+            String key = in.required();
+            byte[] value = in.bytes();
+            if (value == null) {
+                map.remove(key);
+            }
+            else {
+                map.put(key, value);
+            }
+        }
+    }
+
+    /**
+     * Stores the maps as one chunk with the log position they hold everything before, when anything was written since
+     * the last time; with {@code restart} (or once the log is long), forces the chunk and starts the log again.
+     */
+    private void checkpoint(boolean restart) {
+        RedoLog redo = this.log;
+        if (redo == null) {
+            return;
+        }
+        this.lock.writeLock().lock();
+        try {
+            if (this.closed) {
+                return;
+            }
+            long position = redo.end();
+            boolean restarting = restart || redo.size() >= RESTART_BYTES;
+            if (position == this.checkpointed && !restarting) {
+                return;
+            }
+            this.meta.put(LOG_POSITION, Rows.number(position));
+            if (this.store.getFillRate() < TARGET_FILL_RATE) {
+                this.store.compact(TARGET_FILL_RATE, COMPACT_BYTES);
+            }
+            this.store.commit();
+            this.checkpointed = position;
+            if (restarting) {
+                this.store.getFileStore().sync();
+                redo.restart(position);
+            }
+        }
+        finally {
+            this.lock.writeLock().unlock();
+        }
+    }
+
+    private void startCheckpoints() {
+        Thread thread = new Thread(() -> {
+            while (!this.closed) {
+                try {
+                    Thread.sleep(CHECKPOINT_MILLIS);
+                    checkpoint(false);
+                }
+                catch (InterruptedException ex) {
+                    return;
+                }
+                catch (RuntimeException ex) {
+                    logger.warn("skail store: storing the maps of " + this.file + " failed (tried again in "
+                            + CHECKPOINT_MILLIS + " ms; the log keeps every write meanwhile): " + ex.getMessage(), ex);
+                }
+            }
+        }, "skail-store-checkpoints");
+        thread.setDaemon(true);
+        this.checkpoints = thread;
+        thread.start();
     }
 
     /** A store in memory: nothing survives the process (tests, trials). */
@@ -208,7 +342,8 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
      * written over space written before (see {@link H2PreallocatedFilePath}). All zero in memory.
      */
     public Syncs syncs() {
-        return new Syncs(this.durableWrites.get(), this.durable.forces(),
+        RedoLog redo = this.log;
+        return new Syncs(this.durableWrites.get(), (redo != null) ? redo.forces() : 0,
                 (this.file != null) ? H2PreallocatedFilePath.barrierForces(H2PreallocatedFilePath.fileName(this.file))
                         : 0);
     }
@@ -267,13 +402,38 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         if (this.kept) {
             return;
         }
+        Thread thread = this.checkpoints;
+        if (thread != null) {
+            thread.interrupt();
+            try {
+                thread.join(10_000);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        RedoLog redo = this.log;
+        try {
+            // the maps stored and forced with all the log holds: the next start applies nothing
+            checkpoint(true);
+        }
+        catch (RuntimeException ex) {
+            logger.warn("skail store: storing the maps of " + this.file + " at close failed (the next start applies the "
+                    + "log): " + ex.getMessage(), ex);
+        }
         this.lock.writeLock().lock();
         try {
             if (this.closed) {
                 return;
             }
             this.closed = true;
+            if (redo != null) {
+                redo.close();
+            }
             this.store.close();
+        }
+        catch (java.io.IOException | RuntimeException ex) {
+            logger.warn("skail store: closing " + this.file + " failed: " + ex.getMessage(), ex);
         }
         finally {
             this.lock.writeLock().unlock();
@@ -1348,85 +1508,80 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
      */
     private <T> T write(boolean durably, Function<Tx, T> work) {
         T result;
-        long version;
+        long position;
+        RedoLog redo = this.log;
         this.lock.writeLock().lock();
         try {
             check();
             Tx tx = new Tx();
             try {
                 result = work.apply(tx);
+                if (redo != null && tx.changed()) {
+                    redo.append(tx.record());
+                }
             }
             catch (RuntimeException | Error ex) {
                 tx.undo();
-                if (ex instanceof org.h2.mvstore.MVStoreException failure) {
-                    throw unavailable(failure);
+                if (ex instanceof org.h2.mvstore.MVStoreException || ex instanceof java.io.UncheckedIOException) {
+                    throw unavailable((RuntimeException) ex);
                 }
                 throw ex;
             }
-            if (tx.changed()) {
-                this.changed = this.store.getCurrentVersion();
-            }
-            version = this.changed;
+            // a write that changed nothing may still have read what others wrote: it waits for that
+            position = (redo != null) ? redo.end() : -1;
         }
         finally {
             this.lock.writeLock().unlock();
         }
-        if (durably && this.file != null) {
-            this.durable.await(version, this::commit);
+        if (durably && redo != null) {
+            try {
+                redo.awaitDurable(position);
+            }
+            catch (java.io.UncheckedIOException ex) {
+                throw unavailable(ex);
+            }
             this.durableWrites.incrementAndGet();
         }
         return result;
-    }
-
-    /**
-     * Writes the maps' changes as one chunk (under the write lock: whole operations only) and forces the file.
-     * @return the version now durable
-     */
-    private long commit() {
-        long version;
-        this.lock.writeLock().lock();
-        try {
-            check();
-            version = this.store.getCurrentVersion();
-            this.store.commit();
-        }
-        catch (org.h2.mvstore.MVStoreException ex) {
-            throw unavailable(ex);
-        }
-        finally {
-            this.lock.writeLock().unlock();
-        }
-        try {
-            this.store.getFileStore().sync();
-        }
-        catch (RuntimeException ex) {
-            throw new StoreUnavailableException("skail store: cannot force " + this.file + ": " + ex.getMessage(), ex);
-        }
-        return version;
     }
 
     private StoreUnavailableException unavailable(RuntimeException ex) {
         return new StoreUnavailableException("skail store: " + ex.getMessage(), ex);
     }
 
-    /** One operation's changes, to undo when it fails. */
-    private static final class Tx {
+    /** One operation's changes: the record of them for the log, and what to undo when it fails. */
+    private final class Tx {
 
         private final List<Object[]> undo = new ArrayList<>();
 
+        private final Rows.Writer record = new Rows.Writer(256);
+
+        /** Whether the changes are logged (a store in a file). */
+        private final boolean logging = LocalStore.this.log != null;
+
         void put(MVMap<String, byte[]> map, String key, byte[] value) {
             this.undo.add(new Object[] { map, key, map.put(key, value) });
+            if (this.logging) {
+                this.record.number(LocalStore.this.ids.get(map)).string(key).bytes(value);
+            }
         }
 
         void remove(MVMap<String, byte[]> map, String key) {
             byte[] old = map.remove(key);
             if (old != null) {
                 this.undo.add(new Object[] { map, key, old });
+                if (this.logging) {
+                    this.record.number(LocalStore.this.ids.get(map)).string(key).bytes(null);
+                }
             }
         }
 
         boolean changed() {
             return !this.undo.isEmpty();
+        }
+
+        byte[] record() {
+            return this.record.bytes();
         }
 
         @SuppressWarnings("unchecked")

@@ -211,6 +211,17 @@ final class Rows {
             return varint((value << 1) ^ (value >> 63));
         }
 
+        Writer bytes(byte @Nullable [] value) {
+            if (value == null) {
+                return varint(0);
+            }
+            varint(value.length + 1L);
+            room(value.length);
+            System.arraycopy(value, 0, this.bytes, this.length, value.length);
+            this.length += value.length;
+            return this;
+        }
+
         Writer nullable(@Nullable Long value) {
             if (value == null) {
                 return varint(0);
@@ -274,6 +285,20 @@ final class Rows {
                 throw new IllegalStateException("skail local store: a required field is missing");
             }
             return value;
+        }
+
+        byte @Nullable [] bytes() {
+            long length = varint();
+            if (length == 0) {
+                return null;
+            }
+            byte[] value = Arrays.copyOfRange(this.bytes, this.at, this.at + (int) (length - 1));
+            this.at += value.length;
+            return value;
+        }
+
+        boolean atEnd() {
+            return this.at == this.bytes.length;
         }
 
         long number() {

@@ -223,11 +223,27 @@ class LocalStoreTests {
     }
 
     @Test
-    void theFileIsSkailsOwnAndNotAnSqlDatabase() throws Exception {
+    void theStoreIsItsMapsFileAndItsLogAndNotAnSqlDatabase() throws Exception {
         open().create(pedido("pedido-1", 0));
 
-        assertThat(this.directory.resolve(LocalStore.FILE_NAME)).exists();
-        assertThat(Files.list(this.directory)).extracting((path) -> path.getFileName().toString())
-            .containsExactly(LocalStore.FILE_NAME);
+        try (var files = Files.list(this.directory)) {
+            assertThat(files).extracting((path) -> path.getFileName().toString())
+                .containsExactlyInAnyOrder(LocalStore.FILE_NAME, "skail-store.log");
+        }
+    }
+
+    @Test
+    void aDurableWriteWaitsForItsRecordInTheLogToBeForcedNotForTheMapsToBeStored() {
+        LocalStore store = open();
+        LocalStore.Syncs before = store.syncs();
+
+        for (int i = 0; i < 20; i++) {
+            store.create(pedido("pedido-" + i, i));
+        }
+
+        // one writer: a force of the log per write; no chunk of the maps stored meanwhile (once a second at most)
+        LocalStore.Syncs after = store.syncs();
+        assertThat(after.durableWrites() - before.durableWrites()).isEqualTo(20);
+        assertThat(after.forces() - before.forces()).isEqualTo(20);
     }
 }

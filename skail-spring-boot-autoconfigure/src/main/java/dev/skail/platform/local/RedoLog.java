@@ -1,0 +1,288 @@
+package dev.skail.platform.local;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+
+/**
+ * The local store's log: every change of its maps, appended in the order the maps took them, forced before a write is
+ * acknowledged (group commit: the writes that wait together share one force). The maps are stored in the background
+ * now and then ({@code LocalStore}'s checkpoints), each time with the log position they hold everything before; after
+ * a crash, the maps open at their last stored chunk and the log's records from that position on are applied again.
+ * <p>
+ * <b>Format.</b> A header ({@value #HEADER} bytes: magic, format, the position of the first record, a checksum), then
+ * records. A record is the length of its changes (4 bytes), a CRC-32C of its position and changes (4), its position (8)
+ * and its changes. Positions grow for ever: a record's is the position of the first record plus its offset after the
+ * header. Reading stops at the first record whose length, position or checksum is not right: the tail a crash tore,
+ * or the records of an earlier round of the file (their positions are lower), left where the log was started again.
+ * <p>
+ * <b>The file</b> is written over zeros it was extended with ahead of the records (forced once), so that a force is an
+ * {@code fdatasync} of the records alone: no change of size to commit in the file system's journal. Once a stored
+ * chunk of the maps holds everything the log holds, the log starts again at its header ({@link #restart}).
+ * <p>
+ * Not thread-safe for appends: the store appends under its write lock. {@link #awaitDurable} is called without it.
+ */
+final class RedoLog implements AutoCloseable {
+
+    static final int HEADER = 512;
+
+    private static final long MAGIC = 0x534b41494c4c4f47L; // "SKAILLOG"
+
+    private static final int FORMAT = 1;
+
+    private static final int RECORD_HEADER = 16;
+
+    /** How far the file is extended with zeros ahead of the records at a time. */
+    static final long EXTENT = 16L << 20;
+
+    private final Path path;
+
+    private final FileChannel channel;
+
+    /** The position of the record at the header's end. Written under the store's write lock. */
+    private volatile long base;
+
+    /** The position after the last record appended. Written under the store's write lock. */
+    private volatile long end;
+
+    /** The file's size: zeros after the last record up to it. */
+    private long allocated;
+
+    private final GroupForce group;
+
+    private RedoLog(Path path, FileChannel channel, long base, long end, long allocated) {
+        this.path = path;
+        this.channel = channel;
+        this.base = base;
+        this.end = end;
+        this.allocated = allocated;
+        this.group = new GroupForce(end);
+    }
+
+    /**
+     * Opens the log in {@code path} (created when missing), applies its records from {@code from} on to
+     * {@code replay}, in order, and returns it with its end after the last whole record.
+     * @param from the position the maps hold everything before ({@code -1}: a new store, whose log must be new too)
+     * @throws IllegalStateException if the log does not hold {@code from} (the maps are from another log)
+     */
+    static RedoLog open(Path path, long from, Consumer<ByteBuffer> replay) {
+        try {
+            FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            try {
+                long size = channel.size();
+                if (size < HEADER) {
+                    if (from > 0) {
+                        throw new IllegalStateException("the store's log " + path + " is missing or empty, but its "
+                                + "maps were stored at log position " + from + ": the log belongs with the maps");
+                    }
+                    RedoLog log = new RedoLog(path, channel, 0, 0, size);
+                    log.restart(0);
+                    return log;
+                }
+                long base = readHeader(channel, path);
+                long start = Math.max(from, 0);
+                if (start < base || start - base > size - HEADER) {
+                    throw new IllegalStateException("the store's log " + path + " holds positions from " + base
+                            + ", but its maps were stored at log position " + from
+                            + ": the log belongs with the maps");
+                }
+                long end = replay(channel, base, start, size, replay);
+                return new RedoLog(path, channel, base, end, size);
+            }
+            catch (IOException | RuntimeException ex) {
+                channel.close();
+                throw ex;
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("cannot open the store's log " + path + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private static long readHeader(FileChannel channel, Path path) throws IOException {
+        ByteBuffer header = ByteBuffer.allocate(24).order(ByteOrder.BIG_ENDIAN);
+        readFully(channel, header, 0);
+        header.flip();
+        long magic = header.getLong();
+        int format = header.getInt();
+        long base = header.getLong();
+        int crc = header.getInt();
+        if (magic != MAGIC) {
+            throw new IllegalStateException(path + " is not a skail store log");
+        }
+        if (format != FORMAT) {
+            throw new IllegalStateException("the store's log " + path + " has format " + format + ", this runtime "
+                    + "reads " + FORMAT + ": upgrade the runtime");
+        }
+        if (crc != crc(header.array(), 0, 20)) {
+            throw new IllegalStateException("the store's log " + path + " has a damaged header");
+        }
+        return base;
+    }
+
+    /** Applies the records from {@code start} on; returns the position after the last whole one. */
+    private static long replay(FileChannel channel, long base, long start, long size, Consumer<ByteBuffer> replay)
+            throws IOException {
+        long position = start;
+        ByteBuffer head = ByteBuffer.allocate(RECORD_HEADER).order(ByteOrder.BIG_ENDIAN);
+        while (true) {
+            long offset = HEADER + (position - base);
+            if (offset + RECORD_HEADER > size) {
+                return position;
+            }
+            head.clear();
+            readFully(channel, head, offset);
+            head.flip();
+            int length = head.getInt();
+            int crc = head.getInt();
+            long stated = head.getLong();
+            if (length <= 0 || stated != position || offset + RECORD_HEADER + length > size) {
+                return position;
+            }
+            ByteBuffer record = ByteBuffer.allocate(8 + length).order(ByteOrder.BIG_ENDIAN);
+            record.putLong(position);
+            readFully(channel, record, offset + RECORD_HEADER);
+            if (crc(record.array(), 0, record.capacity()) != crc) {
+                return position;
+            }
+            record.position(8);
+            replay.accept(record);
+            position += RECORD_HEADER + length;
+        }
+    }
+
+    private static void readFully(FileChannel channel, ByteBuffer buffer, long offset) throws IOException {
+        long at = offset;
+        while (buffer.hasRemaining()) {
+            int read = channel.read(buffer, at);
+            if (read < 0) {
+                throw new IOException("the store's log ended early");
+            }
+            at += read;
+        }
+    }
+
+    private static int crc(byte[] bytes, int offset, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, offset, length);
+        return (int) crc.getValue();
+    }
+
+    /** The position after the last record appended. */
+    long end() {
+        return this.end;
+    }
+
+    /** How many bytes the records since the log's start take. */
+    long size() {
+        return this.end - this.base;
+    }
+
+    /**
+     * Appends a record of {@code changes} (written, not forced). Called under the store's write lock.
+     * @return the position after it: it is durable once {@link #awaitDurable} of that position returns
+     */
+    long append(byte[] changes) {
+        long position = this.end;
+        long offset = HEADER + (position - this.base);
+        ByteBuffer record = ByteBuffer.allocate(RECORD_HEADER + changes.length).order(ByteOrder.BIG_ENDIAN);
+        byte[] checked = ByteBuffer.allocate(8 + changes.length).putLong(position).put(changes).array();
+        record.putInt(changes.length).putInt(crc(checked, 0, checked.length)).putLong(position).put(changes).flip();
+        try {
+            if (offset + record.remaining() > this.allocated) {
+                extend(offset + record.remaining());
+            }
+            while (record.hasRemaining()) {
+                this.channel.write(record, offset + record.position());
+            }
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("cannot write the store's log " + this.path + ": " + ex.getMessage(), ex);
+        }
+        this.end = position + record.capacity();
+        return this.end;
+    }
+
+    /** Extends the file with zeros to at least {@code needed} and forces them, so that appends change no size. */
+    private void extend(long needed) throws IOException {
+        long target = Math.max(needed, this.allocated + EXTENT);
+        ByteBuffer zeros = ByteBuffer.allocate(1 << 20);
+        for (long at = this.allocated; at < target; at += zeros.capacity()) {
+            zeros.clear();
+            zeros.limit((int) Math.min(zeros.capacity(), target - at));
+            while (zeros.hasRemaining()) {
+                this.channel.write(zeros, at + zeros.position());
+            }
+        }
+        this.channel.force(true);
+        this.allocated = target;
+    }
+
+    /** Returns once every record before {@code position} is on the device (one force for all who wait with it). */
+    void awaitDurable(long position) {
+        this.group.await(position, () -> {
+            long covered = this.end;
+            try {
+                this.channel.force(false);
+            }
+            catch (IOException ex) {
+                throw new UncheckedIOException("cannot force the store's log " + this.path + ": " + ex.getMessage(),
+                        ex);
+            }
+            return covered;
+        });
+    }
+
+    /** How many forces the appends waited for. */
+    long forces() {
+        return this.group.forces();
+    }
+
+    /**
+     * Starts the log again at its header, its first record's position {@code base}: called under the store's write
+     * lock, once the maps are stored and forced with everything before {@code base}. The header is forced before it
+     * returns; the records of the round before stay in the file as zeros would, read as the end of the log.
+     */
+    void restart(long base) {
+        try {
+            // the zeros first: they are written from the file's end, the header's place in a new file
+            if (this.allocated < HEADER + EXTENT) {
+                extend(HEADER + EXTENT);
+            }
+            ByteBuffer header = ByteBuffer.allocate(HEADER).order(ByteOrder.BIG_ENDIAN);
+            header.putLong(MAGIC).putInt(FORMAT).putLong(base);
+            header.putInt(crc(header.array(), 0, 20));
+            header.clear();
+            while (header.hasRemaining()) {
+                this.channel.write(header, header.position());
+            }
+            this.channel.force(false);
+            this.base = base;
+            this.end = base;
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("cannot start the store's log " + this.path + " again: " + ex.getMessage(),
+                    ex);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        this.channel.close();
+    }
+
+    /** The log's file, next to the maps' file of {@code mapsFile}. */
+    static Path next(Path mapsFile) {
+        String name = mapsFile.getFileName().toString();
+        String stem = name.endsWith(org.h2.engine.Constants.SUFFIX_MV_FILE)
+                ? name.substring(0, name.length() - org.h2.engine.Constants.SUFFIX_MV_FILE.length()) : name;
+        return mapsFile.resolveSibling(stem + ".log");
+    }
+}

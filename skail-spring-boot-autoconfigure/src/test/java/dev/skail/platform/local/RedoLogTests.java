@@ -1,0 +1,89 @@
+package dev.skail.platform.local;
+
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * The local store's log: what it gives back after a crash is every whole record from the position asked for, in
+ * order; a torn tail and the records of an earlier round of the file are where it ends.
+ */
+class RedoLogTests {
+
+    @TempDir
+    Path directory;
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private List<String> reopen(Path file, long from) throws Exception {
+        List<String> records = new ArrayList<>();
+        try (RedoLog log = RedoLog.open(file, from, (record) -> {
+            byte[] read = new byte[record.remaining()];
+            record.get(read);
+            records.add(new String(read, StandardCharsets.UTF_8));
+        })) {
+            return records;
+        }
+    }
+
+    @Test
+    void theRecordsFromAPositionOnAreGivenBackInOrderAndATornTailIsWhereTheLogEnds() throws Exception {
+        Path file = this.directory.resolve("skail-store.log");
+        long second;
+        long torn;
+        try (RedoLog log = RedoLog.open(file, -1, (record) -> {
+        })) {
+            second = log.append(bytes("pedido-1 criado"));
+            log.append(bytes("pedido-1 passo 0: {\"valor\":150.00}"));
+            torn = log.append(bytes("pedido-1 passo 1"));
+            log.awaitDurable(torn);
+        }
+        // the last record's last bytes never reached the disk
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] { 0, 0 }), RedoLog.HEADER + torn - 2);
+        }
+
+        assertThat(reopen(file, 0)).containsExactly("pedido-1 criado", "pedido-1 passo 0: {\"valor\":150.00}");
+        assertThat(reopen(file, second)).containsExactly("pedido-1 passo 0: {\"valor\":150.00}");
+    }
+
+    @Test
+    void theRecordsOfTheRoundBeforeARestartAreNotGivenBack() throws Exception {
+        Path file = this.directory.resolve("skail-store.log");
+        long restartedAt;
+        try (RedoLog log = RedoLog.open(file, -1, (record) -> {
+        })) {
+            log.append(bytes("round 1, a long record that the next round's first record does not cover"));
+            restartedAt = log.append(bytes("round 1, second record"));
+            log.restart(restartedAt);
+            log.awaitDurable(log.append(bytes("round 2")));
+        }
+
+        assertThat(reopen(file, restartedAt)).containsExactly("round 2");
+    }
+
+    @Test
+    void aLogThatDoesNotHoldTheMapsPositionIsRefused() throws Exception {
+        Path file = this.directory.resolve("skail-store.log");
+        try (RedoLog log = RedoLog.open(file, -1, (record) -> {
+        })) {
+            log.restart(log.append(bytes("stored in the maps")));
+        }
+
+        assertThatIllegalStateException().isThrownBy(() -> reopen(file, 3)).withMessageContaining("belongs with the maps");
+        assertThatIllegalStateException().isThrownBy(() -> reopen(this.directory.resolve("missing.log"), 4_096))
+            .withMessageContaining("missing or empty");
+    }
+}
