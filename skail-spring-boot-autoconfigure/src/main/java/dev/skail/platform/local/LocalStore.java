@@ -43,6 +43,8 @@ import org.apache.commons.logging.LogFactory;
 import org.h2.mvstore.Cursor;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
+import org.h2.mvstore.type.ByteArrayDataType;
+import org.h2.mvstore.type.StringDataType;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -159,23 +161,29 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         this.file = file;
         this.kept = kept;
         this.store = store;
-        this.executions = store.openMap("execution");
-        this.steps = store.openMap("step");
-        this.attempts = store.openMap("attempt");
-        this.events = store.openMap("event");
-        this.tags = store.openMap("tag");
-        this.tagged = store.openMap("tagged");
-        this.due = store.openMap("due");
-        this.created = store.openMap("created");
-        this.counted = store.openMap("counted");
-        this.runtimes = store.openMap("runtime");
-        this.schedules = store.openMap("schedule");
-        this.meta = store.openMap("meta");
+        this.executions = map(store, "execution");
+        this.steps = map(store, "step");
+        this.attempts = map(store, "attempt");
+        this.events = map(store, "event");
+        this.tags = map(store, "tag");
+        this.tagged = map(store, "tagged");
+        this.due = map(store, "due");
+        this.created = map(store, "created");
+        this.counted = map(store, "counted");
+        this.runtimes = map(store, "runtime");
+        this.schedules = map(store, "schedule");
+        this.meta = map(store, "meta");
         this.logged = List.of(this.executions, this.steps, this.attempts, this.events, this.tags, this.tagged, this.due,
                 this.created, this.counted, this.runtimes, this.schedules, this.meta);
         for (int id = 0; id < this.logged.size(); id++) {
             this.ids.put(this.logged.get(id), id);
         }
+    }
+
+    /** A map of the store: strings to bytes, each written by its own type (no class names in the file). */
+    private static MVMap<String, byte[]> map(MVStore store, String name) {
+        return store.openMap(name, new MVMap.Builder<String, byte[]>().keyType(StringDataType.INSTANCE)
+            .valueType(ByteArrayDataType.INSTANCE));
     }
 
     /**
