@@ -133,7 +133,7 @@ public final class StoreRetry {
     }
 
     /** Whether the failure comes from a file system that has no space left. */
-    static boolean isDiskFull(Throwable ex) {
+    public static boolean isDiskFull(Throwable ex) {
         for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
             String message = String.valueOf(cause.getMessage()).toLowerCase(Locale.ROOT);
             if ((cause instanceof IOException || cause instanceof SQLException)

@@ -283,6 +283,11 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
             if (position == this.checkpointed && !restarting) {
                 return;
             }
+            if (!hasRoom()) {
+                // a chunk that H2 cannot write would close its store: put off while the disk is nearly full (the
+                // log holds every write meanwhile)
+                return;
+            }
             this.meta.put(LOG_POSITION, Rows.number(position));
             if (this.store.getFillRate() < TARGET_FILL_RATE) {
                 this.store.compact(TARGET_FILL_RATE, COMPACT_BYTES);
@@ -398,10 +403,47 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         }
     }
 
+    /**
+     * The store is open, and its disk has room: once a write failed for want of space, the store is unavailable (the
+     * reason named) until the file system has room again, when the next write finds out.
+     */
     @Override
     public void check() {
+        ensureOpen();
+        String full = this.diskFull;
+        if (full != null) {
+            if (!hasRoom()) {
+                throw new StoreUnavailableException("skail store could not answer a probe: " + full, null);
+            }
+            this.diskFull = null;
+        }
+    }
+
+    private void ensureOpen() {
         if (this.closed || this.store.isClosed()) {
             throw new StoreUnavailableException("skail store: closed", new IllegalStateException("closed"));
+        }
+    }
+
+    /** Why the store's disk is full, since the last write that failed for it and until it has room again. */
+    private volatile @Nullable String diskFull;
+
+    /**
+     * Free space on the store's file system below which it has no room: a checkpoint is put off (the log keeps
+     * everything meanwhile), and a disk found full is still full.
+     */
+    static final long ROOM_BYTES = 4L << 20;
+
+    private boolean hasRoom() {
+        Path where = this.file;
+        if (where == null) {
+            return true;
+        }
+        try {
+            return java.nio.file.Files.getFileStore(where.getParent()).getUsableSpace() >= ROOM_BYTES;
+        }
+        catch (java.io.IOException | RuntimeException ex) {
+            return true;
         }
     }
 
@@ -1499,7 +1541,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
     private <T> T read(Supplier<T> work) {
         this.lock.readLock().lock();
         try {
-            check();
+            ensureOpen();
             return work.get();
         }
         catch (org.h2.mvstore.MVStoreException ex) {
@@ -1520,7 +1562,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         RedoLog redo = this.log;
         this.lock.writeLock().lock();
         try {
-            check();
+            ensureOpen();
             Tx tx = new Tx();
             try {
                 result = work.apply(tx);
@@ -1554,6 +1596,11 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
     }
 
     private StoreUnavailableException unavailable(RuntimeException ex) {
+        if (dev.skail.platform.jdbc.StoreRetry.isDiskFull(ex)) {
+            String reason = "the store's disk is full (" + ex.getMessage() + ")";
+            this.diskFull = reason;
+            return new StoreUnavailableException("skail store could not write: " + reason, ex);
+        }
         return new StoreUnavailableException("skail store: " + ex.getMessage(), ex);
     }
 

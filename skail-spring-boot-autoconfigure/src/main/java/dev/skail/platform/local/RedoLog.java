@@ -38,8 +38,12 @@ final class RedoLog implements AutoCloseable {
 
     private static final int RECORD_HEADER = 16;
 
-    /** How far the file is extended with zeros ahead of the records at a time. */
-    static final long EXTENT = 16L << 20;
+    /**
+     * How far the file is extended with zeros ahead of the records at a time: each extension forces the file's new
+     * size too. Small, so that a store on a nearly full disk still opens, and a full one refuses writes (told as
+     * such) while the records already written stay whole.
+     */
+    static final long EXTENT = 1L << 20;
 
     private final Path path;
 
