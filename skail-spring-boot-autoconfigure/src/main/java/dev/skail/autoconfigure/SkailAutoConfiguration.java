@@ -26,6 +26,7 @@ import dev.skail.platform.jdbc.SqlDialect;
 import dev.skail.platform.jdbc.StoreExceptionOverride;
 import dev.skail.platform.jdbc.StorePreloading;
 import dev.skail.platform.jdbc.StoreRetry;
+import dev.skail.platform.local.H2FileMigration;
 import dev.skail.platform.local.LocalStore;
 import dev.skail.runtime.Backoff;
 import dev.skail.runtime.DefaultSkailClient;
@@ -84,6 +85,8 @@ public final class SkailAutoConfiguration {
         SkailProperties.Store store = properties.getStore();
         String configured = (store.getUrl() != null) ? store.getUrl() : defaultUrl(store.getDirectory());
         if (configured.startsWith(LOCAL_URL)) {
+            // H2's storage engine: the preloading of its classes is done, or never starts, before this thread's use
+            StorePreloading.beforeTheStoreOpens(true);
             return localStore(configured);
         }
         // the start-up's background preloading is done with the store's classes, or never starts, before this thread
@@ -159,6 +162,8 @@ public final class SkailAutoConfiguration {
             throw new IllegalStateException("skail could not create the store's directory " + directory + ": "
                     + ex.getMessage(), ex);
         }
+        // the history of the earlier embedded store (an H2 file in this directory) moved in, once
+        H2FileMigration.migrateIfNeeded(directory);
         LocalStore local = LocalStore.open(directory.resolve(LocalStore.FILE_NAME));
         local.initialize();
         return local;

@@ -1492,6 +1492,63 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         return withStatus(row, row.status(), nextRunAt, row.updatedAt());
     }
 
+    // ---------------------------------------------------------------------------------------------------------------
+    // rows brought from the H2 file of the earlier embedded store (H2FileMigration), as they are
+
+    void importExecutions(List<Execution> rows) {
+        write(false, (tx) -> {
+            for (Execution row : rows) {
+                if (execution(row.taskId()) == null) {
+                    putExecution(tx, null, row);
+                }
+            }
+            return null;
+        });
+    }
+
+    void importSteps(List<StepRow> rows) {
+        write(false, (tx) -> {
+            rows.forEach((row) -> tx.put(this.steps, stepKey(row.taskId(), row.position()), Rows.step(row)));
+            return null;
+        });
+    }
+
+    void importAttempts(List<AttemptRow> rows) {
+        write(false, (tx) -> {
+            rows.forEach((row) -> tx.put(this.attempts, attemptKey(row), Rows.attempt(row)));
+            return null;
+        });
+    }
+
+    /** The events with their ids; the next event's id follows the highest. */
+    void importEvents(List<Event> rows) {
+        write(false, (tx) -> {
+            byte[] next = this.meta.get("event-id");
+            long following = (next != null) ? Rows.number(next) : 1;
+            for (Event row : rows) {
+                tx.put(this.events, eventKey(row.row().taskId(), row.row().id()), Rows.event(row));
+                following = Math.max(following, row.row().id() + 1);
+            }
+            tx.put(this.meta, "event-id", Rows.number(following));
+            return null;
+        });
+    }
+
+    /** Tags, each with the id of its execution. */
+    void importTags(List<Map.Entry<String, Tag>> rows) {
+        write(false, (tx) -> {
+            rows.forEach((row) -> insertTags(tx, row.getKey(), List.of(row.getValue())));
+            return null;
+        });
+    }
+
+    void importSchedules(List<ScheduleRow> rows) {
+        write(false, (tx) -> {
+            rows.forEach((row) -> tx.put(this.schedules, Rows.part(row.workload()) + row.name(), Rows.schedule(row)));
+            return null;
+        });
+    }
+
     /**
      * What disagrees between the executions and their indexes (due work, creation order, counts per status, tags),
      * each as a sentence; empty when they agree. For tests after a crash: it reads everything.
