@@ -27,6 +27,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import dev.skail.autoconfigure.SkailAutoConfiguration;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -108,12 +109,16 @@ public final class Benchmark {
             String description;
             if (store.equals(Settings.H2)) {
                 figures.put("floor", CommitFloor.h2(Files.createDirectories(this.work.resolve("h2-floor"))));
-                description = measure(store, figures, (part) -> List.of("-Dskail.store.directory=" + this.work
-                    .resolve("h2-" + part)), (name) -> List.of("--skail.store.directory=" + this.work.resolve("f-" + name)));
+                description = measure(store, figures,
+                        (part) -> List.of("-Dskail.store.url=" + SkailAutoConfiguration.h2FileUrl(this.work
+                            .resolve("h2-" + part))),
+                        (name) -> List.of("--skail.store.url=" + SkailAutoConfiguration.h2FileUrl(this.work
+                            .resolve("f-" + name))));
             }
-            else if (store.equals(Settings.LOCAL)) {
-                description = measure(store, figures, (part) -> List.of("-Dskail.store.url=local:" + this.work
-                    .resolve("local-" + part)), (name) -> List.of("--skail.store.url=local:" + this.work.resolve("lf-" + name)));
+            else if (store.equals(Settings.EMBEDDED)) {
+                description = measure(store, figures, (part) -> List.of("-Dskail.store.directory=" + this.work
+                    .resolve("embedded-" + part)), (name) -> List.of("--skail.store.directory=" + this.work
+                        .resolve("ef-" + name)));
             }
             else {
                 description = measurePostgreSql(figures);
@@ -148,7 +153,7 @@ public final class Benchmark {
                 .forEach((line) -> figures.putAll(Results.parse(line)));
         }
         if (this.settings.runs("F")) {
-            String with = store.equals(Settings.H2) ? withoutPostgreSqlDriver(this.classPath) : this.classPath;
+            String with = store.equals(Settings.POSTGRESQL) ? this.classPath : withoutPostgreSqlDriver(this.classPath);
             String without = StartupScenario.classPathWithout(this.root.resolve("benchmarks/target/classes"),
                     this.root.resolve("benchmarks/baseline/target/classpath.txt"));
             figures.putAll(new StartupScenario(this.jvm, with, without, this.settings.launches(), this.work,

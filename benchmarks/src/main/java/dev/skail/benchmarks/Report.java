@@ -43,8 +43,9 @@ final class Report {
         return report.rows;
     }
 
+    /** Whether the store is embedded (its own counts of syncs), not PostgreSQL. */
     private boolean h2() {
-        return this.store.equals(Settings.H2);
+        return !this.store.equals(Settings.POSTGRESQL);
     }
 
     private void durability() {

@@ -27,12 +27,13 @@ import org.jspecify.annotations.Nullable;
 record Settings(List<String> stores, Set<String> scenarios, int warmup, int sequential, int executions, int callers,
         int[] growth, int sleepers, int triggers, int launches) {
 
+    /** The embedded default: the store skail keeps itself, in {@code skail.store.directory}. */
+    static final String EMBEDDED = "embedded";
+
+    /** The embedded store of earlier versions, an H2 SQL file ({@code skail.store.url=jdbc:h2:...}). */
     static final String H2 = "h2";
 
     static final String POSTGRESQL = "postgresql";
-
-    /** The store skail keeps itself ({@code skail.store.url=local:<directory>}), opt-in while it is built. */
-    static final String LOCAL = "local";
 
     /** The system properties that carry the settings, passed on to every JVM the harness starts. */
     static final List<String> PROPERTIES = List.of("stores", "scenarios", "quick", "warmup", "sequential",
@@ -41,13 +42,16 @@ record Settings(List<String> stores, Set<String> scenarios, int warmup, int sequ
     static Settings fromSystemProperties() {
         boolean quick = Boolean.getBoolean("quick");
         List<String> stores = new ArrayList<>();
-        for (String store : list("stores", "h2,postgresql")) {
+        for (String store : list("stores", "embedded,postgresql")) {
             String name = store.toLowerCase(Locale.ROOT);
             if (name.equals("pg") || name.equals("postgres")) {
                 name = POSTGRESQL;
             }
-            if (!name.equals(H2) && !name.equals(POSTGRESQL) && !name.equals(LOCAL)) {
-                throw new IllegalArgumentException("-Dstores: unknown store '" + store + "' (h2, postgresql, local)");
+            if (name.equals("local") || name.equals("default")) {
+                name = EMBEDDED;
+            }
+            if (!name.equals(H2) && !name.equals(POSTGRESQL) && !name.equals(EMBEDDED)) {
+                throw new IllegalArgumentException("-Dstores: unknown store '" + store + "' (embedded, h2, postgresql)");
             }
             stores.add(name);
         }

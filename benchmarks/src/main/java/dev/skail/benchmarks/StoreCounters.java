@@ -65,7 +65,7 @@ abstract class StoreCounters implements AutoCloseable {
             return new Local(local);
         }
         if (store instanceof JdbcExecutionStore jdbc && jdbc.syncs().isPresent()) {
-            return new H2(jdbc, context.getEnvironment().getProperty("skail.store.directory", ".skail"));
+            return new H2(jdbc, String.valueOf(context.getEnvironment().getProperty("skail.store.url")));
         }
         throw new IllegalStateException("not an embedded H2 file store nor PostgreSQL: " + store);
     }
@@ -88,11 +88,11 @@ abstract class StoreCounters implements AutoCloseable {
 
         private final JdbcExecutionStore store;
 
-        private final String directory;
+        private final String url;
 
-        H2(JdbcExecutionStore store, String directory) {
+        H2(JdbcExecutionStore store, String url) {
             this.store = store;
-            this.directory = directory;
+            this.url = url;
         }
 
         @Override
@@ -107,8 +107,8 @@ abstract class StoreCounters implements AutoCloseable {
 
         @Override
         String describe() {
-            return "embedded H2 " + org.h2.engine.Constants.FULL_VERSION + " file store (the default, skail.store.directory="
-                    + this.directory + "; each commit synced to the device before it is acknowledged, one sync for the "
+            return "H2 " + org.h2.engine.Constants.FULL_VERSION + " SQL file store (the embedded default before the "
+                    + "store skail keeps itself, skail.store.url=" + this.url + "; each commit synced to the device before it is acknowledged, one sync for the "
                     + "commits that wait together)";
         }
 
@@ -138,9 +138,9 @@ abstract class StoreCounters implements AutoCloseable {
 
         @Override
         String describe() {
-            return "local store (skail's own, MVStore maps of H2 " + org.h2.engine.Constants.FULL_VERSION
-                    + ", skail.store.url=local:" + this.store.file() + "; each write forced to the device before it "
-                    + "is acknowledged, one chunk and one force for the writes that wait together)";
+            return "embedded store (the default: the store skail keeps itself, " + this.store.file() + ", its maps "
+                    + "on H2 " + org.h2.engine.Constants.FULL_VERSION + "'s MVStore; each write's record forced in its "
+                    + "log before it is acknowledged, one force for the writes that wait together)";
         }
 
         @Override

@@ -213,7 +213,19 @@ public final class SkailAutoConfiguration {
         }
     }
 
+    /**
+     * The store when {@code skail.store.url} is not set: the store skail keeps itself, in the store directory (see
+     * {@link LocalStore}).
+     */
     static String defaultUrl(Path directory) {
+        return LOCAL_URL + directory.toAbsolutePath();
+    }
+
+    /**
+     * The URL of an H2 file store in {@code directory}, as the embedded default was before the store skail keeps
+     * itself: {@code skail.store.url} set to it keeps an application on H2's SQL engine.
+     */
+    public static String h2FileUrl(Path directory) {
         // skail: the H2 file kept ahead of H2's writes, so that a sync forces data alone (see H2Urls); FILE_LOCK=FS:
         // the lock dies with the process; WRITE_DELAY=0: H2 writes each commit before it returns (and the store syncs
         // it before telling anyone, see H2GroupSync); QUERY_CACHE_SIZE: the store's statements are parsed once per

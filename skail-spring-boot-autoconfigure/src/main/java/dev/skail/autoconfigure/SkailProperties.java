@@ -237,10 +237,13 @@ public class SkailProperties {
 
     public static class Store {
 
-        /** JDBC URL of the embedded platform's store. Defaults to an H2 database in the store directory. */
+        /**
+         * URL of the embedded platform's store: a JDBC URL (PostgreSQL, or H2), or local:<directory> (local:mem: in
+         * memory). Defaults to the store skail keeps itself in the store directory.
+         */
         private @Nullable String url;
 
-        /** Directory of the default H2 store. */
+        /** Directory of the default store. */
         private Path directory = Path.of(".skail");
 
         /** User name of the store's database. */

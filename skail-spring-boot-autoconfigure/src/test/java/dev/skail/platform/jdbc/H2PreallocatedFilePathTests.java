@@ -49,10 +49,10 @@ class H2PreallocatedFilePathTests {
     Path directory;
 
     @Test
-    void theDefaultStoreUrlUsesThePreallocatedFile() throws IOException {
+    void anH2FileStoreUrlUsesThePreallocatedFile() throws IOException {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SkailAutoConfiguration.class))
             .withPropertyValues("skail.workload=vendas:v1.0.0", "skail.worker.enabled=false",
-                    "skail.store.directory=" + this.directory)
+                    "skail.store.url=" + SkailAutoConfiguration.h2FileUrl(this.directory))
             .run((context) -> {
                 assertThat(context).hasNotFailed();
                 // the store's pool has written its schema: the file is on the disk, extended ahead of H2's writes
