@@ -76,14 +76,18 @@ public final class H2FileMigration {
             LocalStore store = LocalStore.open(work);
             try {
                 migrated = copy(directory, store);
+                // the copy stored and forced, or no rename: the H2 file stays the store
+                store.checkpointOrFail();
             }
             finally {
                 store.close();
             }
             Files.move(RedoLog.next(work), RedoLog.next(target), StandardCopyOption.ATOMIC_MOVE);
             Files.move(work, target, StandardCopyOption.ATOMIC_MOVE);
+            RedoLog.forceDirectory(target);
             Path kept = directory.resolve(H2_FILE + ".migrated");
             Files.move(h2, kept, StandardCopyOption.REPLACE_EXISTING);
+            RedoLog.forceDirectory(kept);
             logger.info("skail store: " + migrated + " execution(s) moved from the H2 file of the earlier embedded "
                     + "store to " + target + "; the H2 file is kept as " + kept + " (delete it once you no longer "
                     + "need it)");

@@ -119,6 +119,9 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
     /** creation time, task → nothing: the executions, newest last. */
     private final MVMap<String, byte[]> created;
 
+    /** end time, task → nothing: the ended executions, oldest end first (retention). */
+    private final MVMap<String, byte[]> ended;
+
     /** workload, version, status → how many executions. */
     private final MVMap<String, byte[]> counted;
 
@@ -173,8 +176,9 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         this.runtimes = map(store, "runtime");
         this.schedules = map(store, "schedule");
         this.meta = map(store, "meta");
+        this.ended = map(store, "ended");
         this.logged = List.of(this.executions, this.steps, this.attempts, this.events, this.tags, this.tagged, this.due,
-                this.created, this.counted, this.runtimes, this.schedules, this.meta);
+                this.created, this.counted, this.runtimes, this.schedules, this.meta, this.ended);
         for (int id = 0; id < this.logged.size(); id++) {
             this.ids.put(this.logged.get(id), id);
         }
@@ -266,50 +270,99 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
 
     /**
      * Stores the maps as one chunk with the log position they hold everything before, when anything was written since
-     * the last time; with {@code restart} (or once the log is long), forces the chunk and starts the log again.
+     * the last time, and forces it; with {@code restart} (or once the log is long, or after a force of the log
+     * failed), starts the log again too.
+     * @return whether the maps were stored (not when put off for want of room, or when the store is closed)
      */
-    private void checkpoint(boolean restart) {
-        RedoLog redo = this.log;
-        if (redo == null) {
-            return;
-        }
+    private boolean checkpoint(boolean restart) {
+        Checkpoint done;
         this.lock.writeLock().lock();
         try {
             if (this.closed) {
-                return;
+                return false;
             }
-            long position = redo.end();
-            boolean restarting = restart || redo.size() >= RESTART_BYTES;
-            if (position == this.checkpointed && !restarting) {
-                return;
-            }
-            if (!hasRoom()) {
-                // a chunk that H2 cannot write would close its store: put off while the disk is nearly full (the
-                // log holds every write meanwhile)
-                return;
-            }
-            this.meta.put(LOG_POSITION, Rows.number(position));
-            if (this.store.getFillRate() < TARGET_FILL_RATE) {
-                this.store.compact(TARGET_FILL_RATE, COMPACT_BYTES);
-            }
-            this.store.commit();
-            this.checkpointed = position;
-            if (restarting) {
-                this.store.getFileStore().sync();
-                redo.restart(position);
-            }
+            done = checkpointLocked(restart);
         }
         finally {
             this.lock.writeLock().unlock();
         }
+        if (done == Checkpoint.STORED) {
+            // the chunk on the device (outside the lock: writes go on meanwhile), so that a power loss tears at most
+            // the one being written
+            this.store.getFileStore().sync();
+        }
+        return done != Checkpoint.PUT_OFF;
     }
+
+    /** What a checkpoint did. */
+    private enum Checkpoint {
+
+        /** Nothing to store, or no room to store it. */
+        PUT_OFF,
+
+        /** A chunk stored, not forced yet. */
+        STORED,
+
+        /** A chunk stored and forced, and the log started again. */
+        RESTARTED
+    }
+
+    /** {@link #checkpoint}'s work under the write lock: the chunk holds whole operations only. */
+    private Checkpoint checkpointLocked(boolean restart) {
+        RedoLog redo = Objects.requireNonNull(this.log);
+        long position = redo.end();
+        boolean restarting = restart || redo.size() >= RESTART_BYTES || redo.forceFailed();
+        if (position == this.checkpointed && !restarting) {
+            return Checkpoint.PUT_OFF;
+        }
+        if (!hasRoom(CHECKPOINT_ROOM_BYTES)) {
+            // a chunk that H2 cannot write would close its store: put off while the disk is nearly full (the log
+            // holds every write meanwhile)
+            return Checkpoint.PUT_OFF;
+        }
+        // when the log starts again, at a position no record of the file can state
+        long stored = restarting ? redo.nextBase() : position;
+        this.meta.put(LOG_POSITION, Rows.number(stored));
+        if (this.store.getFillRate() < TARGET_FILL_RATE) {
+            this.store.compact(TARGET_FILL_RATE, COMPACT_BYTES);
+        }
+        this.store.commit();
+        this.checkpointed = position;
+        if (!restarting) {
+            return Checkpoint.STORED;
+        }
+        this.store.getFileStore().sync();
+        redo.restart(stored);
+        this.checkpointed = stored;
+        return Checkpoint.RESTARTED;
+    }
+
+    /**
+     * Stores and forces the maps and starts the log again, or fails: what a copy into a new store (the migration of
+     * an H2 file) needs before it calls the new store whole.
+     */
+    void checkpointOrFail() {
+        if (!checkpoint(true)) {
+            throw new IllegalStateException("skail store: " + this.file + " could not be stored (its disk has less "
+                    + "than " + CHECKPOINT_ROOM_BYTES + " bytes free)");
+        }
+    }
+
+    /** Wakes the checkpoints' thread when the store closes (never interrupted: H2 would close its file). */
+    private final Object checkpointsWake = new Object();
 
     private void startCheckpoints() {
         Thread thread = new Thread(() -> {
             while (!this.closed) {
                 try {
-                    Thread.sleep(CHECKPOINT_MILLIS);
-                    checkpoint(false);
+                    synchronized (this.checkpointsWake) {
+                        if (!this.closed) {
+                            this.checkpointsWake.wait(CHECKPOINT_MILLIS);
+                        }
+                    }
+                    if (!this.closed) {
+                        checkpoint(false);
+                    }
                 }
                 catch (InterruptedException ex) {
                     return;
@@ -428,19 +481,26 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
     /** Why the store's disk is full, since the last write that failed for it and until it has room again. */
     private volatile @Nullable String diskFull;
 
+    /** Free space on the store's file system below which a disk found full is still full. */
+    static final long ROOM_BYTES = 256 * 1024;
+
     /**
-     * Free space on the store's file system below which it has no room: a checkpoint is put off (the log keeps
-     * everything meanwhile), and a disk found full is still full.
+     * Free space below which a checkpoint is put off (the log keeps everything meanwhile): a chunk H2 cannot write
+     * would close its store.
      */
-    static final long ROOM_BYTES = 4L << 20;
+    static final long CHECKPOINT_ROOM_BYTES = 4L << 20;
 
     private boolean hasRoom() {
+        return hasRoom(ROOM_BYTES);
+    }
+
+    private boolean hasRoom(long bytes) {
         Path where = this.file;
         if (where == null) {
             return true;
         }
         try {
-            return java.nio.file.Files.getFileStore(where.getParent()).getUsableSpace() >= ROOM_BYTES;
+            return java.nio.file.Files.getFileStore(where.toAbsolutePath().getParent()).getUsableSpace() >= bytes;
         }
         catch (java.io.IOException | RuntimeException ex) {
             return true;
@@ -452,41 +512,56 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         if (this.kept) {
             return;
         }
-        Thread thread = this.checkpoints;
-        if (thread != null) {
-            thread.interrupt();
-            try {
-                thread.join(10_000);
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-        }
         RedoLog redo = this.log;
-        try {
-            // the maps stored and forced with all the log holds: the next start applies nothing
-            checkpoint(true);
-        }
-        catch (RuntimeException ex) {
-            logger.warn("skail store: storing the maps of " + this.file + " at close failed (the next start applies the "
-                    + "log): " + ex.getMessage(), ex);
-        }
         this.lock.writeLock().lock();
         try {
             if (this.closed) {
                 return;
             }
+            // in one hold of the lock: no write comes between the last checkpoint and the close
             this.closed = true;
+            boolean whole = false;
             if (redo != null) {
+                try {
+                    // the maps stored and forced with all the log holds: the next start applies nothing
+                    whole = checkpointLocked(true) == Checkpoint.RESTARTED;
+                    if (!whole) {
+                        // put off for want of room: the log forced whole, so that the next start applies all of it
+                        redo.awaitDurable(redo.end());
+                        whole = true;
+                    }
+                }
+                catch (RuntimeException ex) {
+                    logger.warn("skail store: storing the maps of " + this.file + " at close failed (the next start "
+                            + "applies the log): " + ex.getMessage(), ex);
+                }
                 redo.close();
             }
-            this.store.close();
+            if (whole || redo == null) {
+                this.store.close();
+            }
+            else {
+                // maps ahead of a log that may not be whole on the device must not be stored
+                this.store.closeImmediately();
+            }
         }
         catch (java.io.IOException | RuntimeException ex) {
             logger.warn("skail store: closing " + this.file + " failed: " + ex.getMessage(), ex);
         }
         finally {
             this.lock.writeLock().unlock();
+        }
+        synchronized (this.checkpointsWake) {
+            this.checkpointsWake.notifyAll();
+        }
+        Thread thread = this.checkpoints;
+        if (thread != null) {
+            try {
+                thread.join(10_000);
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -559,7 +634,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public List<ExecutionRow> search(SkailQuery query, long offset, int limit) {
-        return read(() -> {
+        return scan(() -> {
             List<ExecutionRow> page = new ArrayList<>();
             long skip = Math.max(0, offset);
             int size = Math.max(1, limit);
@@ -579,7 +654,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public Map<ExecutionStatus, Long> countByStatus(SkailQuery query) {
-        return read(() -> {
+        return scan(() -> {
             Map<ExecutionStatus, Long> counts = new EnumMap<>(ExecutionStatus.class);
             for (ExecutionStatus status : ExecutionStatus.values()) {
                 counts.put(status, 0L);
@@ -1096,7 +1171,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public Map<String, Long> counts(String workload, String version, long now) {
-        return read(() -> {
+        return scan(() -> {
             Map<String, Long> counts = new LinkedHashMap<>();
             for (ExecutionStatus status : ExecutionStatus.values()) {
                 byte[] count = this.counted.get(countKey(workload, version, status));
@@ -1113,22 +1188,22 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
 
     /**
      * Deletes ended executions (their steps, attempts, events and tags with them) that ended before
-     * {@code endedBefore}, oldest first, but not the child of an execution that has not ended (it may still read the
-     * child's outcome).
+     * {@code endedBefore}, oldest end first, but not the child of an execution that has not ended (it may still read
+     * the child's outcome). Read through the index of ended executions: what is left (such children) is read again
+     * by the next round, nothing else.
      */
     @Override
     public int deleteEndedBefore(long endedBefore, int limit) {
         return write(true, (tx) -> {
             List<Execution> deleted = new ArrayList<>();
-            for (java.util.Iterator<String> keys = this.created.keyIterator(null); keys.hasNext()
+            for (java.util.Iterator<String> keys = this.ended.keyIterator(null); keys.hasNext()
                     && deleted.size() < Math.max(1, limit);) {
                 String key = keys.next();
                 if (Rows.longOf(key.substring(0, 16)) >= endedBefore) {
                     break;
                 }
                 Execution execution = execution(key.substring(16));
-                if (execution == null || !execution.status().isTerminal()
-                        || execution.row().updatedAt() >= endedBefore) {
+                if (execution == null || execution.row().createdAt() >= endedBefore) {
                     continue;
                 }
                 String parentId = execution.row().parentTaskId();
@@ -1361,6 +1436,16 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         if (before == null) {
             tx.put(this.created, Rows.sortable(after.row().createdAt()) + after.taskId(), EMPTY);
         }
+        String endedBefore = (before != null) ? endedKey(before) : null;
+        String endedAfter = endedKey(after);
+        if (!Objects.equals(endedBefore, endedAfter)) {
+            if (endedBefore != null) {
+                tx.remove(this.ended, endedBefore);
+            }
+            if (endedAfter != null) {
+                tx.put(this.ended, endedAfter, EMPTY);
+            }
+        }
         if (before == null || before.status() != after.status()) {
             if (before != null) {
                 count(tx, before.row(), -1);
@@ -1376,6 +1461,10 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
             tx.remove(this.due, dueKey);
         }
         tx.remove(this.created, Rows.sortable(execution.row().createdAt()) + execution.taskId());
+        String endedKey = endedKey(execution);
+        if (endedKey != null) {
+            tx.remove(this.ended, endedKey);
+        }
         count(tx, execution.row(), -1);
     }
 
@@ -1403,6 +1492,11 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
                     + Rows.sortable(execution.leaseUntil()) + row.taskId() : null;
             default -> null;
         };
+    }
+
+    /** Where the execution is in the index of ended executions, or {@code null} when it has not ended. */
+    private static @Nullable String endedKey(Execution execution) {
+        return execution.status().isTerminal() ? Rows.sortable(execution.row().updatedAt()) + execution.taskId() : null;
     }
 
     private static String duePrefix(String workload, String version, int kind) {
@@ -1557,6 +1651,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         return read(() -> {
             List<String> problems = new ArrayList<>();
             Set<String> dueKeys = new java.util.HashSet<>();
+            Set<String> endedKeys = new java.util.HashSet<>();
             Set<String> createdKeys = new java.util.HashSet<>();
             Map<String, Long> counts = new java.util.HashMap<>();
             for (Cursor<String, byte[]> cursor = this.executions.cursor(null); cursor.hasNext();) {
@@ -1570,12 +1665,19 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
                     dueKeys.add(dueKey);
                 }
                 createdKeys.add(Rows.sortable(execution.row().createdAt()) + taskId);
+                String endedKey = endedKey(execution);
+                if (endedKey != null) {
+                    endedKeys.add(endedKey);
+                }
                 counts.merge(countKey(execution.row().workload(), execution.row().version(), execution.status()), 1L,
                         Long::sum);
             }
             Set<String> indexedDue = new java.util.HashSet<>(this.due.keySet());
             if (!indexedDue.equals(dueKeys)) {
                 problems.add("due work indexed " + indexedDue.size() + ", due " + dueKeys.size());
+            }
+            if (!new java.util.HashSet<>(this.ended.keySet()).equals(endedKeys)) {
+                problems.add("ended indexed " + this.ended.size() + ", ended " + endedKeys.size());
             }
             if (!new java.util.HashSet<>(this.created.keySet()).equals(createdKeys)) {
                 problems.add("creation order indexes " + this.created.size() + ", executions " + createdKeys.size());
@@ -1595,7 +1697,12 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
     // ---------------------------------------------------------------------------------------------------------------
     // reads, writes, durability
 
+    /**
+     * Runs a read under the read lock: it sees whole writes only. Without the calling thread's interrupt (kept for
+     * after), as every access to the maps: H2 would close its file for every thread on an interrupt during a read.
+     */
     private <T> T read(Supplier<T> work) {
+        boolean interrupted = Thread.interrupted();
         this.lock.readLock().lock();
         try {
             ensureOpen();
@@ -1606,6 +1713,30 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         }
         finally {
             this.lock.readLock().unlock();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Runs a read of many executions (a search, a count) without the lock, so that writes go on meanwhile: each map
+     * is read as it is, and a write being made may be seen in part (an execution found in one index and not yet, or
+     * no longer, in another is passed by).
+     */
+    private <T> T scan(Supplier<T> work) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            ensureOpen();
+            return work.get();
+        }
+        catch (org.h2.mvstore.MVStoreException ex) {
+            throw unavailable(ex);
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -1614,9 +1745,20 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
      * @param durably whether to return only once what it wrote (and what it read, written by others) is on disk
      */
     private <T> T write(boolean durably, Function<Tx, T> work) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return write(durably, work, this.log);
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private <T> T write(boolean durably, Function<Tx, T> work, @Nullable RedoLog redo) {
         T result;
         long position;
-        RedoLog redo = this.log;
         this.lock.writeLock().lock();
         try {
             ensureOpen();

@@ -10,6 +10,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The local store's log: every change of its maps, appended in the order the maps took them, forced before a write is
  * acknowledged (group commit: the writes that wait together share one force). The maps are stored in the background
@@ -47,7 +49,17 @@ final class RedoLog implements AutoCloseable {
 
     private final Path path;
 
-    private final FileChannel channel;
+    /** The file, open; opened again when an interrupt closed it (see {@link #io}). */
+    private volatile FileChannel channel;
+
+    private volatile boolean closed;
+
+    /**
+     * Why a force failed, until the log starts again ({@link #restart}): the kernel may have dropped the pages it could
+     * not write and report it only once, so a later force that succeeds proves nothing about the records before it.
+     * Every wait for durability fails meanwhile.
+     */
+    private volatile @Nullable IOException forceFailed;
 
     /** The position of the record at the header's end. Written under the store's write lock. */
     private volatile long base;
@@ -81,6 +93,10 @@ final class RedoLog implements AutoCloseable {
                     StandardOpenOption.WRITE);
             try {
                 long size = channel.size();
+                if (size >= HEADER && from < 0 && zeroMagic(channel)) {
+                    // the first start was cut between the log's zeros and its header: nothing was ever logged
+                    size = 0;
+                }
                 if (size < HEADER) {
                     if (from > 0) {
                         throw new IllegalStateException("the store's log " + path + " is missing or empty, but its "
@@ -88,6 +104,7 @@ final class RedoLog implements AutoCloseable {
                     }
                     RedoLog log = new RedoLog(path, channel, 0, 0, size);
                     log.restart(0);
+                    forceDirectory(path);
                     return log;
                 }
                 long base = readHeader(channel, path);
@@ -107,6 +124,26 @@ final class RedoLog implements AutoCloseable {
         }
         catch (IOException ex) {
             throw new UncheckedIOException("cannot open the store's log " + path + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private static boolean zeroMagic(FileChannel channel) throws IOException {
+        ByteBuffer magic = ByteBuffer.allocate(8);
+        readFully(channel, magic, 0);
+        return magic.getLong(0) == 0;
+    }
+
+    /** Makes a file's name in its directory durable (a new or renamed entry), where the platform allows it. */
+    static void forceDirectory(Path path) {
+        Path directory = path.toAbsolutePath().getParent();
+        if (directory == null) {
+            return;
+        }
+        try (FileChannel entries = FileChannel.open(directory, StandardOpenOption.READ)) {
+            entries.force(true);
+        }
+        catch (IOException | RuntimeException ex) {
+            // not every platform opens a directory as a channel
         }
     }
 
@@ -184,6 +221,56 @@ final class RedoLog implements AutoCloseable {
         return this.end;
     }
 
+    /**
+     * The first record's position when the log starts again now: beyond the position any record in the file could
+     * state (its offset is below the file's size), so that no record of an earlier round can ever pass for one of
+     * the next, even one a crash left after the end that recovery found.
+     */
+    long nextBase() {
+        return Math.max(this.end, this.base + (this.allocated - HEADER));
+    }
+
+    @FunctionalInterface
+    private interface Io<T> {
+
+        T run(FileChannel channel) throws IOException;
+    }
+
+    /**
+     * Runs one I/O on the file without the calling thread's interrupt (kept for after): an interrupt closes a
+     * {@link FileChannel} for every thread, so the file is opened again when one arrived meanwhile, and the I/O (a
+     * positional write, a force) is run again.
+     */
+    private <T> T io(Io<T> action) throws IOException {
+        boolean interrupted = Thread.interrupted();
+        try {
+            for (int attempt = 1;; attempt++) {
+                FileChannel current = this.channel;
+                try {
+                    return action.run(current);
+                }
+                catch (java.nio.channels.ClosedChannelException ex) {
+                    interrupted |= Thread.interrupted();
+                    if (this.closed || attempt == 3) {
+                        throw ex;
+                    }
+                    reopen(current);
+                }
+            }
+        }
+        finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private synchronized void reopen(FileChannel closedOne) throws IOException {
+        if (this.channel == closedOne && !closedOne.isOpen()) {
+            this.channel = FileChannel.open(this.path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
+    }
+
     /** How many bytes the records since the log's start take. */
     long size() {
         return this.end - this.base;
@@ -203,9 +290,13 @@ final class RedoLog implements AutoCloseable {
             if (offset + record.remaining() > this.allocated) {
                 extend(offset + record.remaining());
             }
-            while (record.hasRemaining()) {
-                this.channel.write(record, offset + record.position());
-            }
+            io((file) -> {
+                record.rewind();
+                while (record.hasRemaining()) {
+                    file.write(record, offset + record.position());
+                }
+                return null;
+            });
         }
         catch (IOException ex) {
             throw new UncheckedIOException("cannot write the store's log " + this.path + ": " + ex.getMessage(), ex);
@@ -217,31 +308,59 @@ final class RedoLog implements AutoCloseable {
     /** Extends the file with zeros to at least {@code needed} and forces them, so that appends change no size. */
     private void extend(long needed) throws IOException {
         long target = Math.max(needed, this.allocated + EXTENT);
-        ByteBuffer zeros = ByteBuffer.allocate(1 << 20);
-        for (long at = this.allocated; at < target; at += zeros.capacity()) {
-            zeros.clear();
-            zeros.limit((int) Math.min(zeros.capacity(), target - at));
-            while (zeros.hasRemaining()) {
-                this.channel.write(zeros, at + zeros.position());
+        long from = this.allocated;
+        io((file) -> {
+            ByteBuffer zeros = ByteBuffer.allocate(1 << 20);
+            for (long at = from; at < target; at += zeros.capacity()) {
+                zeros.clear();
+                zeros.limit((int) Math.min(zeros.capacity(), target - at));
+                while (zeros.hasRemaining()) {
+                    file.write(zeros, at + zeros.position());
+                }
             }
-        }
-        this.channel.force(true);
+            file.force(true);
+            return null;
+        });
         this.allocated = target;
     }
 
-    /** Returns once every record before {@code position} is on the device (one force for all who wait with it). */
+    /**
+     * Returns once every record before {@code position} is on the device (one force for all who wait with it).
+     * @throws UncheckedIOException if a force failed, this one or one since the log last started
+     */
     void awaitDurable(long position) {
         this.group.await(position, () -> {
+            failIfForceFailed();
             long covered = this.end;
             try {
-                this.channel.force(false);
+                io((file) -> {
+                    file.force(false);
+                    return null;
+                });
             }
             catch (IOException ex) {
+                if (!this.closed) {
+                    this.forceFailed = ex;
+                }
                 throw new UncheckedIOException("cannot force the store's log " + this.path + ": " + ex.getMessage(),
                         ex);
             }
             return covered;
         });
+        failIfForceFailed();
+    }
+
+    private void failIfForceFailed() {
+        IOException failed = this.forceFailed;
+        if (failed != null) {
+            throw new UncheckedIOException("a force of the store's log " + this.path + " failed (" + failed.getMessage()
+                    + "): nothing is acknowledged until the store's maps are stored and forced", failed);
+        }
+    }
+
+    /** Whether a force failed since the log last started: the maps must be stored and forced, and the log restarted. */
+    boolean forceFailed() {
+        return this.forceFailed != null;
     }
 
     /** How many forces the appends waited for. */
@@ -250,11 +369,15 @@ final class RedoLog implements AutoCloseable {
     }
 
     /**
-     * Starts the log again at its header, its first record's position {@code base}: called under the store's write
-     * lock, once the maps are stored and forced with everything before {@code base}. The header is forced before it
-     * returns; the records of the round before stay in the file as zeros would, read as the end of the log.
+     * Starts the log again at its header, its first record's position {@code base} ({@link #nextBase()} or beyond):
+     * called under the store's write lock, once the maps are stored and forced with everything before it. The header
+     * is forced before it returns; the records of the rounds before stay in the file, read as the end of the log
+     * (their positions are all below {@code base}).
      */
     void restart(long base) {
+        if (base < nextBase()) {
+            throw new IllegalArgumentException("the log restarts at " + nextBase() + " or beyond, not " + base);
+        }
         try {
             // the zeros first: they are written from the file's end, the header's place in a new file
             if (this.allocated < HEADER + EXTENT) {
@@ -263,13 +386,17 @@ final class RedoLog implements AutoCloseable {
             ByteBuffer header = ByteBuffer.allocate(HEADER).order(ByteOrder.BIG_ENDIAN);
             header.putLong(MAGIC).putInt(FORMAT).putLong(base);
             header.putInt(crc(header.array(), 0, 20));
-            header.clear();
-            while (header.hasRemaining()) {
-                this.channel.write(header, header.position());
-            }
-            this.channel.force(false);
+            io((file) -> {
+                header.clear();
+                while (header.hasRemaining()) {
+                    file.write(header, header.position());
+                }
+                file.force(false);
+                return null;
+            });
             this.base = base;
             this.end = base;
+            this.forceFailed = null;
         }
         catch (IOException ex) {
             throw new UncheckedIOException("cannot start the store's log " + this.path + " again: " + ex.getMessage(),
@@ -279,6 +406,7 @@ final class RedoLog implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        this.closed = true;
         this.channel.close();
     }
 

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
@@ -66,12 +67,56 @@ class RedoLogTests {
         try (RedoLog log = RedoLog.open(file, -1, (record) -> {
         })) {
             log.append(bytes("round 1, a long record that the next round's first record does not cover"));
-            restartedAt = log.append(bytes("round 1, second record"));
+            log.append(bytes("round 1, second record"));
+            restartedAt = log.nextBase();
             log.restart(restartedAt);
             log.awaitDurable(log.append(bytes("round 2")));
+            // a base that an earlier round's record could state is refused
+            assertThatIllegalArgumentException().isThrownBy(() -> log.restart(log.end()));
         }
 
         assertThat(reopen(file, restartedAt)).containsExactly("round 2");
+    }
+
+    @Test
+    void recordsACrashLeftBehindATornOneNeverComeBackAfterTheLogStartsAgain() throws Exception {
+        Path file = this.directory.resolve("skail-store.log");
+        long base;
+        long afterFirst;
+        try (RedoLog log = RedoLog.open(file, -1, (record) -> {
+        })) {
+            base = log.end();
+            afterFirst = log.append(bytes("r1 renew pedido-1"));
+            log.append(bytes("r2 renew pedido-2"));
+            log.awaitDurable(log.append(bytes("r3 renew pedido-3")));
+        }
+        // r1 torn by the crash: r2 and r3 are whole behind it
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] { 0 }), RedoLog.HEADER + (afterFirst - base) - 1);
+        }
+        long restartedAt;
+        try (RedoLog log = RedoLog.open(file, base, (record) -> {
+        })) {
+            assertThat(log.end()).isEqualTo(base);
+            // what the store does after a recovery: the maps stored, the log started again
+            restartedAt = log.nextBase();
+            log.restart(restartedAt);
+            // a record of r1's size again, acknowledged: r2 follows it in the file
+            log.awaitDurable(log.append(bytes("s1 renew pedido-9")));
+        }
+
+        assertThat(reopen(file, restartedAt)).containsExactly("s1 renew pedido-9");
+    }
+
+    @Test
+    void aFirstStartCutBeforeTheLogsHeaderWasWrittenStartsANewLog() throws Exception {
+        Path file = this.directory.resolve("skail-store.log");
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.allocate(64 * 1024), 0);
+        }
+
+        assertThat(reopen(file, -1)).isEmpty();
+        assertThat(reopen(file, 0)).isEmpty();
     }
 
     @Test
@@ -79,7 +124,8 @@ class RedoLogTests {
         Path file = this.directory.resolve("skail-store.log");
         try (RedoLog log = RedoLog.open(file, -1, (record) -> {
         })) {
-            log.restart(log.append(bytes("stored in the maps")));
+            log.append(bytes("stored in the maps"));
+            log.restart(log.nextBase());
         }
 
         assertThatIllegalStateException().isThrownBy(() -> reopen(file, 3)).withMessageContaining("belongs with the maps");
