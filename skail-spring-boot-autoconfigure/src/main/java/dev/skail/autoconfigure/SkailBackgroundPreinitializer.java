@@ -16,9 +16,10 @@ import org.springframework.boot.autoconfigure.preinitialize.BackgroundPreinitial
 /**
  * Spring Boot's background pre-initialization (the thread it starts once the environment is prepared, next to its own
  * charsets and conversion service) extended to what skail's start-up waits for most: Jackson and skail's JSON codec,
- * H2's engine with skail's schema (on a throwaway in-memory database) and the pool's classes. The context then finds
- * them loaded, while it was reading its configuration meanwhile. H2 is left alone when the store's URL, given as a
- * system property or an environment variable, is another database's. It changes no state of the application and
+ * the embedded store's classes (a throwaway store in memory), or, when the store's URL, given as a system property or
+ * an environment variable, is a JDBC one, the pool's classes and, for H2, H2's engine with skail's schema (on a
+ * throwaway in-memory database). The context then finds them loaded, while it was reading its configuration
+ * meanwhile. It changes no state of the application and
  * opens none of its files or databases; Spring Boot skips it, with its own, on one processor, in a native image, or with
  * {@code -Dspring.backgroundpreinitializer.ignore=true}.
  */
@@ -29,16 +30,30 @@ final class SkailBackgroundPreinitializer implements BackgroundPreinitializer {
         SkailJson json = SkailJson.createDefault();
         json.read(json.write(Map.of("amount", new BigDecimal("10.50"), "at",
                 OffsetDateTime.of(2026, 1, 1, 0, 0, 0, 0, ZoneOffset.ofHours(-3)), "items", List.of("a"))), Map.class);
-        StorePreloading.preload(mayBeH2(System.getProperty("skail.store.url"), System.getenv("SKAIL_STORE_URL")));
+        String property = System.getProperty("skail.store.url");
+        String environment = System.getenv("SKAIL_STORE_URL");
+        if (mayBeEmbedded(property, environment)) {
+            StorePreloading.preloadLocal();
+        }
+        else {
+            StorePreloading.preload(mayBeH2(property, environment));
+        }
     }
 
     /**
-     * Whether the store may be the embedded H2 one. A pre-initializer sees no {@code Environment}: only a store URL set
-     * as a system property or an environment variable is known here; one in {@code application.yml} is not, and H2 is
-     * then prepared anyway (in the background, and thrown away).
+     * Whether the store may be the embedded one (the store skail keeps itself, the default). A pre-initializer sees no
+     * {@code Environment}: only a store URL set as a system property or an environment variable is known here; one in
+     * {@code application.yml} is not, and the embedded store is then prepared anyway (in the background, in memory,
+     * and thrown away).
      */
+    static boolean mayBeEmbedded(@Nullable String property, @Nullable String environment) {
+        String url = (property != null) ? property : environment;
+        return url == null || url.startsWith("local:");
+    }
+
+    /** Whether the store, given as a system property or an environment variable, is an H2 database. */
     static boolean mayBeH2(@Nullable String property, @Nullable String environment) {
         String url = (property != null) ? property : environment;
-        return url == null || url.startsWith("jdbc:h2:");
+        return url != null && url.startsWith("jdbc:h2:");
     }
 }

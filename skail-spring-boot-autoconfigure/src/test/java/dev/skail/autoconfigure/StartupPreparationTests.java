@@ -34,11 +34,15 @@ class StartupPreparationTests {
     }
 
     @Test
-    void h2IsPreparedUnlessTheStoreUrlGivenToTheProcessIsAnotherDatabases() {
-        assertThat(SkailBackgroundPreinitializer.mayBeH2(null, null)).isTrue();
+    void theEmbeddedStoreIsPreparedUnlessTheStoreUrlGivenToTheProcessIsAJdbcOne() {
+        assertThat(SkailBackgroundPreinitializer.mayBeEmbedded(null, null)).isTrue();
+        assertThat(SkailBackgroundPreinitializer.mayBeEmbedded("local:/var/skail", null)).isTrue();
+        assertThat(SkailBackgroundPreinitializer.mayBeEmbedded(null, "jdbc:postgresql://db:5432/skail")).isFalse();
+        assertThat(SkailBackgroundPreinitializer.mayBeH2(null, null)).isFalse();
         assertThat(SkailBackgroundPreinitializer.mayBeH2("jdbc:h2:file:/var/skail/skail", null)).isTrue();
         assertThat(SkailBackgroundPreinitializer.mayBeH2(null, "jdbc:postgresql://db:5432/skail")).isFalse();
         // the system property wins over the environment, as in Spring's property sources
         assertThat(SkailBackgroundPreinitializer.mayBeH2("jdbc:h2:mem:x", "jdbc:postgresql://db:5432/skail")).isTrue();
+        assertThat(SkailBackgroundPreinitializer.mayBeEmbedded("jdbc:h2:mem:x", null)).isFalse();
     }
 }

@@ -102,6 +102,36 @@ public final class StorePreloading {
         }
     }
 
+    /**
+     * Loads and initializes the classes the embedded store (the store skail keeps itself) opens with: H2's storage
+     * engine and skail's maps on it, through a throwaway store in memory that takes a trigger, a claim and a history
+     * read. No pool, no driver, no file.
+     */
+    public static void preloadLocal() {
+        if (!GATE.open()) {
+            return;
+        }
+        try {
+            GATE.poolReady();
+            dev.skail.platform.local.LocalStore store = dev.skail.platform.local.LocalStore.inMemory();
+            try {
+                dev.skail.platform.ExecutionRow row = new dev.skail.platform.ExecutionRow("skail-preload",
+                        "skail-preload", "v", "preload", "[]", dev.skail.ExecutionStatus.PENDING, null, null, 1, 0, 0L,
+                        0, 0, null);
+                store.create(row, List.of(new dev.skail.platform.Tag("skail", "preload")));
+                store.claimDue("skail-preload", "v", "skail-preload", 1, 1, 2, java.util.Set.of());
+                store.history("skail-preload");
+                store.search(dev.skail.SkailQuery.all(), 0, 1);
+            }
+            finally {
+                store.close();
+            }
+        }
+        finally {
+            GATE.over();
+        }
+    }
+
     private static void preloadNow(boolean h2) throws SQLException {
         ClassLoader loader = StorePreloading.class.getClassLoader();
         for (String name : POOL_CLASSES) {
