@@ -13,9 +13,10 @@ import org.springframework.core.env.MapPropertySource;
 
 /**
  * Moves the Spring Boot tests' store when the system property {@value #SWITCH} is set: {@code postgresql} (the
- * module's second surefire execution sets it) makes an in-memory H2 {@code skail.store.url} the PostgreSQL of the tests
- * ({@code bin/test-postgres}) with a schema of its own; {@code local} makes it the store skail keeps itself, in memory
- * ({@code local:mem:<name>}). The same H2 URL in one JVM gets the same schema or the same named store, as it gets the
+ * module's second surefire execution sets it) makes an in-memory {@code skail.store.url} (H2's, or the embedded
+ * store's, as {@code @SkailTest} gives) the PostgreSQL of the tests
+ * ({@code bin/test-postgres}) with a schema of its own; {@code local} (the first execution sets it) makes an in-memory
+ * H2 one the embedded store, in memory ({@code local:mem:<name>}). The same H2 URL in one JVM gets the same schema or the same named store, as it gets the
  * same in-memory database on H2, so a context never sees another context's executions. Other URLs (H2 files, stores a
  * test builds itself) are left as they are. Applications started by {@code ApplicationContextRunner} do not go through
  * {@link SpringApplication} and stay on H2.
@@ -34,7 +35,9 @@ public class TestStoreEnvironmentPostProcessor implements EnvironmentPostProcess
             return;
         }
         String url = environment.getProperty("skail.store.url");
-        if (url == null || !url.toLowerCase(Locale.ROOT).startsWith("jdbc:h2:mem:")) {
+        boolean inMemory = url != null && (url.toLowerCase(Locale.ROOT).startsWith("jdbc:h2:mem:")
+                || url.startsWith("local:mem:"));
+        if (!inMemory || ("local".equals(store) && url.startsWith("local:"))) {
             return;
         }
         if ("local".equals(store)) {

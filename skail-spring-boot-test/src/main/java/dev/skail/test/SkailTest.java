@@ -20,8 +20,9 @@ import org.springframework.test.context.ContextCustomizerFactories;
  * <li>A {@link VirtualClock} is skail's clock and the application's primary {@link java.time.Clock}:
  * {@link VirtualClock#advance(java.time.Duration)} makes a 24-hour delay pass at once.</li>
  * <li>{@link SkailAwait} waits for an execution to reach a status.</li>
- * <li>The store is an H2 database in memory, {@code jdbc:h2:mem:skail-test-<random UUID>}, whatever the
- * application's configuration says: each application context the test framework starts has its own, empty one.
+ * <li>The store is the embedded store (the default) in memory, {@code local:mem:skail-test-<random UUID>}, whatever
+ * the application's configuration says: each application context the test framework starts has its own, empty one,
+ * kept until the JVM ends.
  * Test classes with the same configuration share a context (Spring's context cache), and so its store; give their
  * executions distinct ids. A {@code skail.store.url} given in {@link #properties()} (or
  * {@code @TestPropertySource}, {@code @DynamicPropertySource}) is used instead.</li>

@@ -28,16 +28,16 @@ final class SkailTestStoreContextCustomizerFactory implements ContextCustomizerF
         return new FreshStore();
     }
 
-    /** Sets {@code skail.store.url} to a new in-memory H2 database, below the test's own properties. */
+    /** Sets {@code skail.store.url} to a new embedded store in memory, below the test's own properties. */
     static final class FreshStore implements ContextCustomizer {
 
         static final String PROPERTY_SOURCE_NAME = "skailTestStore";
 
-        static final String URL_PREFIX = "jdbc:h2:mem:skail-test-";
+        static final String URL_PREFIX = "local:mem:skail-test-";
 
         @Override
         public void customizeContext(ConfigurableApplicationContext context, MergedContextConfiguration config) {
-            String url = URL_PREFIX + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+            String url = URL_PREFIX + UUID.randomUUID();
             MapPropertySource store = new MapPropertySource(PROPERTY_SOURCE_NAME, Map.of("skail.store.url", url));
             // above the application's configuration (application.yml, environment variables, system properties),
             // below what the test says: @SkailTest(properties, args), @TestPropertySource, @DynamicPropertySource
