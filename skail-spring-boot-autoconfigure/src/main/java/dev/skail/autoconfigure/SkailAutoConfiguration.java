@@ -165,7 +165,13 @@ public final class SkailAutoConfiguration {
         // the history of the earlier embedded store (an H2 file in this directory) moved in, once
         H2FileMigration.migrateIfNeeded(directory);
         LocalStore local = LocalStore.open(directory.resolve(LocalStore.FILE_NAME));
-        local.initialize();
+        try {
+            local.initialize();
+        }
+        catch (RuntimeException ex) {
+            local.close();
+            throw ex;
+        }
         return local;
     }
 

@@ -67,7 +67,18 @@ public final class H2FileMigration {
             return -1;
         }
         Path work = directory.resolve(WORK_FILE);
-        try {
+        try (java.nio.channels.FileChannel lockFile = java.nio.channels.FileChannel.open(
+                directory.resolve("skail-store-migrating.lock"), java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.WRITE);
+                java.nio.channels.FileLock lock = lockFile.tryLock()) {
+            if (lock == null) {
+                throw new IllegalStateException("skail store: another process is moving the H2 file in " + directory
+                        + " into the embedded store; start this one after it");
+            }
+            if (Files.exists(target) || !Files.exists(h2)) {
+                // the other process finished meanwhile
+                return -1;
+            }
             // a migration cut short: what it wrote, and a log renamed without its maps
             Files.deleteIfExists(work);
             Files.deleteIfExists(RedoLog.next(work));
@@ -88,6 +99,7 @@ public final class H2FileMigration {
             Path kept = directory.resolve(H2_FILE + ".migrated");
             Files.move(h2, kept, StandardCopyOption.REPLACE_EXISTING);
             RedoLog.forceDirectory(kept);
+            Files.deleteIfExists(directory.resolve("skail-store-migrating.lock"));
             logger.info("skail store: " + migrated + " execution(s) moved from the H2 file of the earlier embedded "
                     + "store to " + target + "; the H2 file is kept as " + kept + " (delete it once you no longer "
                     + "need it)");
@@ -109,43 +121,12 @@ public final class H2FileMigration {
                 new StoreRetry(SqlDialect.H2, 3, Duration.ofMillis(100), Duration.ofSeconds(1)), null)) {
             h2.initialize();
             try (Connection connection = dataSource.getConnection()) {
-                int executions = rows(connection, "SELECT task_id, workload, version, function_name, arguments, status, "
-                        + "result, error, attempt, retries_used, next_run_at, created_at, updated_at, parent_task_id, "
-                        + "lease_owner, lease_token, lease_until FROM skail_execution", (rs) -> new Rows.Execution(
-                                new ExecutionRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                                        rs.getString(5), ExecutionStatus.valueOf(rs.getString(6)), rs.getString(7),
-                                        rs.getString(8), rs.getInt(9), rs.getInt(10), nullableLong(rs, 11),
-                                        rs.getLong(12), rs.getLong(13), rs.getString(14)),
-                                rs.getString(15), rs.getString(16), nullableLong(rs, 17)),
-                        store::importExecutions);
-                rows(connection, "SELECT task_id, position, kind, name, arguments, status, result, error, "
-                        + "idempotency_key, function_attempt, started_at, completed_at, child_task_id FROM skail_step",
-                        (rs) -> new StepRow(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getString(4),
-                                rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9),
-                                rs.getInt(10), rs.getLong(11), rs.getLong(12), rs.getString(13)),
-                        store::importSteps);
-                rows(connection, "SELECT task_id, position, name, function_attempt, number, started_at, ended_at, "
-                        + "outcome, error, decision, backoff_ms FROM skail_attempt",
-                        (rs) -> new AttemptRow(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getInt(4),
-                                rs.getInt(5), rs.getLong(6), rs.getLong(7), rs.getString(8), rs.getString(9),
-                                rs.getString(10), nullableLong(rs, 11)),
-                        store::importAttempts);
-                rows(connection, "SELECT id, task_id, name, payload, fired_at, consumed_position, event_key "
-                        + "FROM skail_event", (rs) -> {
-                            int position = rs.getInt(6);
-                            Integer consumed = rs.wasNull() ? null : position;
-                            return new Rows.Event(new EventRow(rs.getLong(1), rs.getString(2), rs.getString(3),
-                                    rs.getString(4), rs.getLong(5), consumed), rs.getString(7));
-                        }, store::importEvents);
-                rows(connection, "SELECT task_id, tag_key, tag_value FROM skail_tag",
-                        (rs) -> Map.entry(rs.getString(1), new Tag(rs.getString(2), rs.getString(3))),
-                        store::importTags);
-                rows(connection, "SELECT workload, name, function_name, version, cron, zone, missed, next_tick, "
-                        + "last_tick, last_task_id, updated_at FROM skail_schedule",
-                        (rs) -> new ScheduleRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                                rs.getString(5), rs.getString(6), rs.getString(7), nullableLong(rs, 8),
-                                nullableLong(rs, 9), rs.getString(10), rs.getLong(11)),
-                        store::importSchedules);
+                int executions = copyRows(connection, store);
+                try (java.sql.Statement statement = connection.createStatement()) {
+                    // the database closed now, whatever else of the JDBC store still holds a session: its file is
+                    // renamed next
+                    statement.execute("SHUTDOWN");
+                }
                 return executions;
             }
         }
@@ -159,6 +140,48 @@ public final class H2FileMigration {
             }
             throw new IllegalStateException(ex);
         }
+    }
+
+    /** Copies every row of the H2 database into {@code store}; returns the executions. */
+    private static int copyRows(Connection connection, LocalStore store) throws SQLException {
+        int executions = rows(connection, "SELECT task_id, workload, version, function_name, arguments, status, "
+                + "result, error, attempt, retries_used, next_run_at, created_at, updated_at, parent_task_id, "
+                + "lease_owner, lease_token, lease_until FROM skail_execution", (rs) -> new Rows.Execution(
+                        new ExecutionRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                                rs.getString(5), ExecutionStatus.valueOf(rs.getString(6)), rs.getString(7),
+                                rs.getString(8), rs.getInt(9), rs.getInt(10), nullableLong(rs, 11),
+                                rs.getLong(12), rs.getLong(13), rs.getString(14)),
+                        rs.getString(15), rs.getString(16), nullableLong(rs, 17)),
+                store::importExecutions);
+        rows(connection, "SELECT task_id, position, kind, name, arguments, status, result, error, "
+                + "idempotency_key, function_attempt, started_at, completed_at, child_task_id FROM skail_step",
+                (rs) -> new StepRow(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getString(4),
+                        rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9),
+                        rs.getInt(10), rs.getLong(11), rs.getLong(12), rs.getString(13)),
+                store::importSteps);
+        rows(connection, "SELECT task_id, position, name, function_attempt, number, started_at, ended_at, "
+                + "outcome, error, decision, backoff_ms FROM skail_attempt",
+                (rs) -> new AttemptRow(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getInt(4),
+                        rs.getInt(5), rs.getLong(6), rs.getLong(7), rs.getString(8), rs.getString(9),
+                        rs.getString(10), nullableLong(rs, 11)),
+                store::importAttempts);
+        rows(connection, "SELECT id, task_id, name, payload, fired_at, consumed_position, event_key "
+                + "FROM skail_event", (rs) -> {
+                    int position = rs.getInt(6);
+                    Integer consumed = rs.wasNull() ? null : position;
+                    return new Rows.Event(new EventRow(rs.getLong(1), rs.getString(2), rs.getString(3),
+                            rs.getString(4), rs.getLong(5), consumed), rs.getString(7));
+                }, store::importEvents);
+        rows(connection, "SELECT task_id, tag_key, tag_value FROM skail_tag",
+                (rs) -> Map.entry(rs.getString(1), new Tag(rs.getString(2), rs.getString(3))),
+                store::importTags);
+        rows(connection, "SELECT workload, name, function_name, version, cron, zone, missed, next_tick, "
+                + "last_tick, last_task_id, updated_at FROM skail_schedule",
+                (rs) -> new ScheduleRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                        rs.getString(5), rs.getString(6), rs.getString(7), nullableLong(rs, 8),
+                        nullableLong(rs, 9), rs.getString(10), rs.getLong(11)),
+                store::importSchedules);
+        return executions;
     }
 
     @FunctionalInterface

@@ -219,6 +219,15 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
                 return local;
             }
             catch (RuntimeException ex) {
+                RedoLog opened = local.log;
+                if (opened != null) {
+                    try {
+                        opened.close();
+                    }
+                    catch (java.io.IOException closing) {
+                        ex.addSuppressed(closing);
+                    }
+                }
                 store.closeImmediately();
                 throw ex;
             }
@@ -331,7 +340,14 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         if (!restarting) {
             return Checkpoint.STORED;
         }
-        this.store.getFileStore().sync();
+        try {
+            this.store.getFileStore().sync();
+        }
+        catch (RuntimeException ex) {
+            // the chunk may or may not be on the device, as of a position the log does not start at yet
+            redo.failed(new java.io.IOException("the store's maps could not be forced: " + ex.getMessage(), ex));
+            throw ex;
+        }
         redo.restart(stored);
         this.checkpointed = stored;
         return Checkpoint.RESTARTED;
@@ -1196,8 +1212,10 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
     public int deleteEndedBefore(long endedBefore, int limit) {
         return write(true, (tx) -> {
             List<Execution> deleted = new ArrayList<>();
+            // bounded: the children of running parents, passed by, are read again by every round
+            int read = 0;
             for (java.util.Iterator<String> keys = this.ended.keyIterator(null); keys.hasNext()
-                    && deleted.size() < Math.max(1, limit);) {
+                    && deleted.size() < Math.max(1, limit) && read++ < RETENTION_READ_LIMIT;) {
                 String key = keys.next();
                 if (Rows.longOf(key.substring(0, 16)) >= endedBefore) {
                     break;
@@ -1227,6 +1245,9 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
             return deleted.size();
         });
     }
+
+    /** How many ended executions one round of retention reads at most (under the write lock). */
+    private static final int RETENTION_READ_LIMIT = 10_000;
 
     @Override
     public void heartbeat(String instanceId, String workload, String version, long now) {
@@ -1726,14 +1747,20 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
      */
     private <T> T scan(Supplier<T> work) {
         boolean interrupted = Thread.interrupted();
+        MVStore.TxCounter reading = null;
         try {
             ensureOpen();
+            // the versions it reads are kept (their chunks not written over) until it ends
+            reading = this.store.registerVersionUsage();
             return work.get();
         }
         catch (org.h2.mvstore.MVStoreException ex) {
             throw unavailable(ex);
         }
         finally {
+            if (reading != null) {
+                this.store.deregisterVersionUsage(reading);
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }

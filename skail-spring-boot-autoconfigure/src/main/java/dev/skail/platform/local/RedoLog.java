@@ -115,6 +115,9 @@ final class RedoLog implements AutoCloseable {
                             + ": the log belongs with the maps");
                 }
                 long end = replay(channel, base, start, size, replay);
+                // what lies after the last whole record (a torn one, records a crash left behind it) is zeroed and
+                // forced before anything is appended: a record appended here later never has one of those behind it
+                zero(channel, HEADER + (end - base), size);
                 return new RedoLog(path, channel, base, end, size);
             }
             catch (IOException | RuntimeException ex) {
@@ -125,6 +128,21 @@ final class RedoLog implements AutoCloseable {
         catch (IOException ex) {
             throw new UncheckedIOException("cannot open the store's log " + path + ": " + ex.getMessage(), ex);
         }
+    }
+
+    private static void zero(FileChannel channel, long from, long to) throws IOException {
+        if (from >= to) {
+            return;
+        }
+        ByteBuffer zeros = ByteBuffer.allocate(1 << 20);
+        for (long at = from; at < to; at += zeros.capacity()) {
+            zeros.clear();
+            zeros.limit((int) Math.min(zeros.capacity(), to - at));
+            while (zeros.hasRemaining()) {
+                channel.write(zeros, at + zeros.position());
+            }
+        }
+        channel.force(false);
     }
 
     private static boolean zeroMagic(FileChannel channel) throws IOException {
@@ -266,6 +284,9 @@ final class RedoLog implements AutoCloseable {
     }
 
     private synchronized void reopen(FileChannel closedOne) throws IOException {
+        if (this.closed) {
+            throw new java.nio.channels.ClosedChannelException();
+        }
         if (this.channel == closedOne && !closedOne.isOpen()) {
             this.channel = FileChannel.open(this.path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         }
@@ -318,9 +339,9 @@ final class RedoLog implements AutoCloseable {
                     file.write(zeros, at + zeros.position());
                 }
             }
-            file.force(true);
             return null;
         });
+        forced(true);
         this.allocated = target;
     }
 
@@ -333,21 +354,39 @@ final class RedoLog implements AutoCloseable {
             failIfForceFailed();
             long covered = this.end;
             try {
-                io((file) -> {
-                    file.force(false);
-                    return null;
-                });
+                forced(false);
             }
             catch (IOException ex) {
-                if (!this.closed) {
-                    this.forceFailed = ex;
-                }
                 throw new UncheckedIOException("cannot force the store's log " + this.path + ": " + ex.getMessage(),
                         ex);
             }
             return covered;
         });
         failIfForceFailed();
+    }
+
+    /**
+     * Forces the file; a failure is kept (see {@link #forceFailed}): the kernel reports a page it could not write to
+     * one force only, whichever asked.
+     */
+    private void forced(boolean metadata) throws IOException {
+        try {
+            io((file) -> {
+                file.force(metadata);
+                return null;
+            });
+        }
+        catch (IOException ex) {
+            if (!this.closed) {
+                this.forceFailed = ex;
+            }
+            throw ex;
+        }
+    }
+
+    /** Keeps a failure of the store that makes the log's records unsure (a force of the maps before a restart). */
+    void failed(IOException ex) {
+        this.forceFailed = ex;
     }
 
     private void failIfForceFailed() {
@@ -391,21 +430,24 @@ final class RedoLog implements AutoCloseable {
                 while (header.hasRemaining()) {
                     file.write(header, header.position());
                 }
-                file.force(false);
                 return null;
             });
+            forced(false);
             this.base = base;
             this.end = base;
             this.forceFailed = null;
         }
         catch (IOException ex) {
+            // the maps were stored as of a position this log does not start at: nothing is acknowledged until a
+            // restart succeeds (the next checkpoint stores the maps again)
+            this.forceFailed = ex;
             throw new UncheckedIOException("cannot start the store's log " + this.path + " again: " + ex.getMessage(),
                     ex);
         }
     }
 
     @Override
-    public void close() throws IOException {
+    public synchronized void close() throws IOException {
         this.closed = true;
         this.channel.close();
     }
