@@ -248,13 +248,16 @@ final class Report {
             if (has(p + "enhancer_run_ms")) {
                 row("F", "… of which, " + kind,
                         String.format(Locale.ROOT, "enhancer %.0f ms to create (skail's JSON codec) + %.0f ms to run "
-                                + "(analyzer %s), store %.0f ms (pool %.0f, first connection %.0f, schema %.0f), "
+                                + "(analyzer %s), store %.0f ms (%s), "
                                 + "other skail beans %.0f ms; not attributed %.0f ms", num(p + "enhancer_bean_ms"),
                                 num(p + "enhancer_run_ms"), Double.isNaN(num(p + "analyzer_ms"))
                                         ? "not at start-up: it ran during AOT processing"
                                         : String.format(Locale.ROOT, "%.0f ms", num(p + "analyzer_ms")),
                                 num(p + "store_ms"),
-                                num(p + "pool_ms"), num(p + "first_connection_ms"), num(p + "schema_ms"),
+                                Double.isNaN(num(p + "pool_ms")) ? "no pool: its files opened and the log read"
+                                        : String.format(Locale.ROOT, "pool %.0f, first connection %.0f, schema %.0f",
+                                                num(p + "pool_ms"), num(p + "first_connection_ms"),
+                                                num(p + "schema_ms")),
                                 num(p + "other_skail_beans_ms"), added - num(p + "attributed_ms")),
                         "", "");
             }

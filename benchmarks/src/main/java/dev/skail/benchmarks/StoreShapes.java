@@ -25,8 +25,9 @@ import dev.skail.platform.Suspend;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Scenario D's store operations, without the runtime: the auto-configured store (as {@code skail.store.*} says, H2 by
- * default) driven by {@code threads} threads as the worker's would, for a workload no worker serves. Per execution,
+ * Scenario D's store operations, without the runtime: the auto-configured store (as {@code skail.store.*} says: the
+ * embedded store by default; the H2 file store of session 29's figures with
+ * {@code -Dskail.store.url=jdbc:h2:skail:<directory>/skail;FILE_LOCK=FS;WRITE_DELAY=0;QUERY_CACHE_SIZE=64}) driven by {@code threads} threads as the worker's would, for a workload no worker serves. Per execution,
  * as the runtime writes them: created claimed (a trigger with a free slot), suspended with its delay step kept back;
  * then, past the delay, claimed again by batches, its history read, its command's step recorded, ended. What is left
  * of D's time once the store's share is known is the runtime's (the function's replay, the hand-offs between the
