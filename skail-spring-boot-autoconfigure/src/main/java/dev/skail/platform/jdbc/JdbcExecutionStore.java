@@ -31,7 +31,7 @@ import dev.skail.platform.ExecutionStore;
 import dev.skail.platform.Lease;
 import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.StepRow;
-import dev.skail.platform.StoreStatementException;
+import dev.skail.platform.StoreConflicts;
 import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
 import dev.skail.platform.Suspend;
@@ -1865,20 +1865,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         if (inserted || (!waited && completePending(connection, step) == 1)) {
             return;
         }
-        StepRow existing = Objects.requireNonNull(findStep(connection, step.taskId(), step.position()));
-        List<String> differences = new ArrayList<>();
-        differs(differences, "kind", existing.kind(), step.kind());
-        differs(differences, "name", existing.name(), step.name());
-        differs(differences, "status", existing.status(), step.status());
-        differs(differences, "result", existing.result(), step.result());
-        differs(differences, "error", existing.error(), step.error());
-        differs(differences, "arguments", existing.arguments(), step.arguments());
-        differs(differences, "child execution", existing.childTaskId(), step.childTaskId());
-        if (!differences.isEmpty()) {
-            throw new StoreStatementException("skail store refused to record step " + step.position() + " of '"
-                    + step.taskId() + "': position " + step.position() + " already holds " + describe(existing)
-                    + ", not " + describe(step) + " (they differ in " + String.join(", ", differences) + ")");
-        }
+        StoreConflicts.refuseUnlike(Objects.requireNonNull(findStep(connection, step.taskId(), step.position())),
+                step);
     }
 
     /** Whether the step ends a wait: a delay, an event or a child whose PENDING row it completes. */
@@ -1956,10 +1944,6 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         }
     }
 
-    private static String describe(StepRow step) {
-        return step.kind() + " '" + step.name() + "' " + step.status();
-    }
-
     /**
      * Inserts the attempt. The same attempt recorded already is success (a retry after a lost commit
      * acknowledgement); a different one with its number is a conflict.
@@ -1972,7 +1956,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         if (inserted) {
             return;
         }
-        refuseUnlike(Objects.requireNonNull(findAttempt(connection, attempt)), attempt);
+        StoreConflicts.refuseUnlike(Objects.requireNonNull(findAttempt(connection, attempt)), attempt);
     }
 
     /**
@@ -1994,28 +1978,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             bind(ps, given.taskId(), given.position(), given.functionAttempt(), given.number());
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
-                    refuseUnlike(attemptRow(rs), given);
+                    StoreConflicts.refuseUnlike(attemptRow(rs), given);
                 }
             }
-        }
-    }
-
-    /** Refuses {@code attempt} unless it is {@code existing}, the attempt stored with its number. */
-    private static void refuseUnlike(AttemptRow existing, AttemptRow attempt) {
-        List<String> differences = new ArrayList<>();
-        differs(differences, "name", existing.name(), attempt.name());
-        differs(differences, "outcome", existing.outcome(), attempt.outcome());
-        differs(differences, "error", existing.error(), attempt.error());
-        differs(differences, "decision", existing.decision(), attempt.decision());
-        differs(differences, "number", existing.number(), attempt.number());
-        if (!differences.isEmpty()) {
-            throw new StoreStatementException("skail store refused to record attempt " + attempt.number()
-                    + " of function attempt " + attempt.functionAttempt() + " at position " + attempt.position()
-                    + " of '" + attempt.taskId() + "': "
-                    + ((existing.number() == attempt.number()) ? "it" : "attempt " + existing.number())
-                    + " is recorded already as " + existing.outcome() + "/"
-                    + existing.decision() + ", not " + attempt.outcome() + "/" + attempt.decision() + " (they differ in "
-                    + String.join(", ", differences) + ")");
         }
     }
 
@@ -2029,25 +1994,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             insertExecution(connection, child);
             return;
         }
-        List<String> differences = new ArrayList<>();
-        differs(differences, "parent", existing.parentTaskId(), child.parentTaskId());
-        differs(differences, "workload", existing.workload(), child.workload());
-        differs(differences, "version", existing.version(), child.version());
-        differs(differences, "function", existing.function(), child.function());
-        differs(differences, "arguments", existing.arguments(), child.arguments());
-        if (!differences.isEmpty()) {
-            throw new StoreStatementException("skail store refused to start child execution '" + child.taskId()
-                    + "' of '" + child.parentTaskId() + "': an execution with that id exists already, started by "
-                    + ((existing.parentTaskId() != null) ? "'" + existing.parentTaskId() + "'" : "a trigger")
-                    + " (they differ in " + String.join(", ", differences) + ")");
-        }
-    }
-
-    private static void differs(List<String> differences, String column, @Nullable Object recorded,
-            @Nullable Object written) {
-        if (!Objects.equals(recorded, written)) {
-            differences.add(column);
-        }
+        StoreConflicts.refuseUnlike(existing, child);
     }
 
     private static @Nullable StepRow findStep(Connection connection, String taskId, int position)

@@ -28,7 +28,7 @@ import dev.skail.platform.LeaseLostException;
 import dev.skail.platform.ScheduleRow;
 import dev.skail.platform.ScheduleStore;
 import dev.skail.platform.StepRow;
-import dev.skail.platform.StoreStatementException;
+import dev.skail.platform.StoreConflicts;
 import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
 import dev.skail.platform.Suspend;
@@ -952,20 +952,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
                 putExecution(tx, null, new Execution(child, null, null, null));
             }
             else {
-                ExecutionRow found = existing.row();
-                List<String> differences = new ArrayList<>();
-                differs(differences, "parent", found.parentTaskId(), child.parentTaskId());
-                differs(differences, "workload", found.workload(), child.workload());
-                differs(differences, "version", found.version(), child.version());
-                differs(differences, "function", found.function(), child.function());
-                differs(differences, "arguments", found.arguments(), child.arguments());
-                if (!differences.isEmpty()) {
-                    throw new StoreStatementException("skail store refused to start child execution '"
-                            + child.taskId() + "' of '" + child.parentTaskId() + "': an execution with that id exists "
-                            + "already, started by " + ((found.parentTaskId() != null)
-                                    ? "'" + found.parentTaskId() + "'" : "a trigger")
-                            + " (they differ in " + String.join(", ", differences) + ")");
-                }
+                StoreConflicts.refuseUnlike(existing.row(), child);
             }
             insertTags(tx, child.taskId(), childTags);
             writeStep(tx, step);
@@ -1349,23 +1336,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
                     existing.childTaskId())));
             return;
         }
-        List<String> differences = new ArrayList<>();
-        differs(differences, "kind", existing.kind(), step.kind());
-        differs(differences, "name", existing.name(), step.name());
-        differs(differences, "status", existing.status(), step.status());
-        differs(differences, "result", existing.result(), step.result());
-        differs(differences, "error", existing.error(), step.error());
-        differs(differences, "arguments", existing.arguments(), step.arguments());
-        differs(differences, "child execution", existing.childTaskId(), step.childTaskId());
-        if (!differences.isEmpty()) {
-            throw new StoreStatementException("skail store refused to record step " + step.position() + " of '"
-                    + step.taskId() + "': position " + step.position() + " already holds " + describe(existing)
-                    + ", not " + describe(step) + " (they differ in " + String.join(", ", differences) + ")");
-        }
-    }
-
-    private static String describe(StepRow step) {
-        return step.kind() + " '" + step.name() + "' " + step.status();
+        StoreConflicts.refuseUnlike(existing, step);
     }
 
     /**
@@ -1387,7 +1358,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         if (keys.hasNext()) {
             String key = keys.next();
             if (key.startsWith(prefix)) {
-                refuseUnlike(Rows.attempt(this.attempts.get(key)), given);
+                StoreConflicts.refuseUnlike(Rows.attempt(this.attempts.get(key)), given);
             }
         }
     }
@@ -1400,32 +1371,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
             tx.put(this.attempts, key, Rows.attempt(attempt));
             return;
         }
-        refuseUnlike(Rows.attempt(stored), attempt);
-    }
-
-    private static void refuseUnlike(AttemptRow existing, AttemptRow attempt) {
-        List<String> differences = new ArrayList<>();
-        differs(differences, "name", existing.name(), attempt.name());
-        differs(differences, "outcome", existing.outcome(), attempt.outcome());
-        differs(differences, "error", existing.error(), attempt.error());
-        differs(differences, "decision", existing.decision(), attempt.decision());
-        differs(differences, "number", existing.number(), attempt.number());
-        if (!differences.isEmpty()) {
-            throw new StoreStatementException("skail store refused to record attempt " + attempt.number()
-                    + " of function attempt " + attempt.functionAttempt() + " at position " + attempt.position()
-                    + " of '" + attempt.taskId() + "': "
-                    + ((existing.number() == attempt.number()) ? "it" : "attempt " + existing.number())
-                    + " is recorded already as " + existing.outcome() + "/" + existing.decision() + ", not "
-                    + attempt.outcome() + "/" + attempt.decision() + " (they differ in "
-                    + String.join(", ", differences) + ")");
-        }
-    }
-
-    private static void differs(List<String> differences, String field, @Nullable Object recorded,
-            @Nullable Object written) {
-        if (!Objects.equals(recorded, written)) {
-            differences.add(field);
-        }
+        StoreConflicts.refuseUnlike(Rows.attempt(stored), attempt);
     }
 
     private void insertTags(Tx tx, String taskId, List<Tag> added) {

@@ -1,14 +1,6 @@
 package dev.skail.platform.jdbc;
 
-import java.util.List;
-import java.util.Set;
-
-
-import dev.skail.ExecutionStatus;
-import dev.skail.platform.ExecutionRow;
-import dev.skail.platform.Lease;
-import dev.skail.platform.StepRow;
-import dev.skail.platform.Tag;
+import dev.skail.platform.OrderWriter;
 
 /**
  * A process that runs orders through the embedded store on several threads, each order created with tags, claimed,
@@ -49,40 +41,9 @@ public final class H2StoreWriter {
         }
         for (int t = 0; t < threads; t++) {
             int thread = t;
-            Thread writer = new Thread(() -> write(store, first + thread * 100_000, thread), "writer-" + t);
+            Thread writer = new Thread(() -> OrderWriter.write(store, first + thread * 100_000, thread, false),
+                    "writer-" + t);
             writer.start();
-        }
-    }
-
-    private static void write(JdbcExecutionStore store, int first, int thread) {
-        String document = "{\"itens\":[" + "{\"sku\":\"A-1\",\"quantidade\":2,\"preco\":150.00},".repeat(40)
-                + "{\"sku\":\"B-2\",\"quantidade\":1,\"preco\":0.10}],\"em\":\"2026-12-02T10:15:30-03:00\"}";
-        for (int i = first; i < first + 100_000; i++) {
-            String taskId = "pedido-" + i;
-            store.create(new ExecutionRow(taskId, "vendas", "v1", "processarPedido", "[" + document + "]",
-                    ExecutionStatus.PENDING, null, null, 1, 0, 0L, 0, 0, null),
-                    List.of(new Tag("cliente", "c-" + (i % 7)), new Tag("loja", "sp")));
-            // a claim takes any due order, another thread's or one a killed process left: each records the step of
-            // what it claimed (the same step again for one recorded before, which the store takes as a retry)
-            Lease lease = store.claimDue("vendas", "v1", "writer-" + thread, 1, 1_000 + i, 600_000_000L, Set.of())
-                .stream()
-                .findFirst()
-                .orElse(null);
-            if (lease == null) {
-                continue;
-            }
-            String claimed = lease.taskId();
-            store.recordStep(lease, new StepRow(claimed, 0, StepRow.COMMAND, "cobrarCartao",
-                    "[{\"valor\":150.00,\"moeda\":\"BRL\"}]", StepRow.COMPLETED,
-                    "{\"cobranca\":\"ch-" + claimed + "\",\"total\":1500.10}", null, "key-" + claimed, 1, 2_000,
-                    2_001, null), null, 2_001, 600_000_000L);
-            synchronized (System.out) {
-                System.out.println(claimed);
-                System.out.flush();
-            }
-            if (i % 3 == 0) {
-                store.complete(lease, "{\"total\":150.00}", 2_002);
-            }
         }
     }
 }
