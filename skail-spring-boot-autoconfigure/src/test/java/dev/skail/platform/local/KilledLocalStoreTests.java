@@ -19,7 +19,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * The store skail keeps itself, killed with {@code kill -9} while several threads write to it, again and again on one
  * file: each time it opens with every step acknowledged before the kill (the maps' last checkpoint, then the log's
- * records after it), and its executions and indexes agreeing (a chunk and a record hold whole operations only). More rounds with {@code -Dskail.test.local-kills=N}.
+ * records after it), and its executions and indexes agreeing (a chunk and a record hold whole operations only). More rounds with
+ * {@code -Dskail.test.local-kills=N}, longer ones with {@code -Dskail.test.local-kill-after=N} (the steps acknowledged
+ * before each kill: 40,000 make the log start again while the writer runs).
  */
 class KilledLocalStoreTests {
 
@@ -54,7 +56,9 @@ class KilledLocalStoreTests {
                 }
             });
             reader.start();
-            int target = before + new int[] { 300, 900, 150, 600 }[round % 4];
+            // -Dskail.test.local-kill-after=N: rounds long enough for the log to restart while the writer runs
+            int target = before + Integer.getInteger("skail.test.local-kill-after",
+                    new int[] { 300, 900, 150, 600 }[round % 4]);
             try {
                 await().atMost(Duration.ofSeconds(90))
                     .failFast("the writer ended before it was killed", () -> !writer.isAlive())
