@@ -180,6 +180,36 @@ class LocalStoreTests {
     }
 
     @Test
+    void runtimesClaimingAtOnceTakeEachDueExecutionOnce() throws Exception {
+        LocalStore store = open();
+        for (int i = 0; i < 500; i++) {
+            store.create(pedido("pedido-" + i, i));
+        }
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        List<Future<List<String>>> claims = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            String owner = "instancia-" + t;
+            claims.add(threads.submit(() -> {
+                List<String> taken = new ArrayList<>();
+                for (List<Lease> batch = store.claimDue("vendas", "v1", owner, 7, 1_000, 31_000, Set.of());
+                        !batch.isEmpty(); batch = store.claimDue("vendas", "v1", owner, 7, 1_000, 31_000, Set.of())) {
+                    batch.forEach((lease) -> taken.add(lease.taskId()));
+                }
+                return taken;
+            }));
+        }
+        List<String> all = new ArrayList<>();
+        for (Future<List<String>> claim : claims) {
+            all.addAll(claim.get(60, TimeUnit.SECONDS));
+        }
+        threads.shutdown();
+
+        // S14: one runner at a time; every due execution taken, none twice
+        assertThat(all).hasSize(500).doesNotHaveDuplicates();
+        assertThat(store.countByStatus(SkailQuery.all())).containsEntry(ExecutionStatus.RUNNING, 500L);
+    }
+
+    @Test
     void aClaimHandsOverWakeUpsAndExpiredLeasesBesideABacklogInTheOrderTheyFellDue() {
         LocalStore store = open();
         store.create(pedido("waiting", 0));
