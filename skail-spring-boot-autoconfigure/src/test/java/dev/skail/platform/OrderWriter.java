@@ -6,9 +6,9 @@ import java.util.Set;
 import dev.skail.ExecutionStatus;
 
 /**
- * The writes of the crash tests' writer processes ({@code KilledStoreTests}, {@code KilledLocalStoreTests}): orders
- * triggered, claimed, their charge recorded, one in three ended and, where asked, one in three put to sleep; each
- * order's id printed once its step is acknowledged.
+ * The writes of the crash tests' writers ({@code KilledStoreTests} and {@code KilledLocalStoreTests} in processes of
+ * their own, {@code PowerLossTests} in threads): orders triggered, claimed, their charge recorded, one in three ended
+ * and, where asked, one in three put to sleep; each order's id printed (or handed over) once its step is acknowledged.
  */
 public final class OrderWriter {
 
@@ -20,6 +20,20 @@ public final class OrderWriter {
      * @param sleeps whether one order in three is put to sleep on a delay after its charge
      */
     public static void write(ExecutionStore store, int first, int thread, boolean sleeps) {
+        write(store, first, thread, sleeps, (taskId) -> {
+            synchronized (System.out) {
+                System.out.println(taskId);
+                System.out.flush();
+            }
+        });
+    }
+
+    /**
+     * Writes orders as {@link #write(ExecutionStore, int, int, boolean)} does, handing each order's id to
+     * {@code acknowledged} once its step is acknowledged, until a write fails.
+     */
+    public static void write(ExecutionStore store, int first, int thread, boolean sleeps,
+            java.util.function.Consumer<String> acknowledged) {
         String document = "{\"itens\":[" + "{\"sku\":\"A-1\",\"quantidade\":2,\"preco\":150.00},".repeat(40)
                 + "{\"sku\":\"B-2\",\"quantidade\":1,\"preco\":0.10}],\"em\":\"2026-12-02T10:15:30-03:00\"}";
         for (int i = first; i < first + 100_000; i++) {
@@ -41,10 +55,7 @@ public final class OrderWriter {
                     "[{\"valor\":150.00,\"moeda\":\"BRL\"}]", StepRow.COMPLETED,
                     "{\"cobranca\":\"ch-" + claimed + "\",\"total\":1500.10}", null, "key-" + claimed, 1, 2_000,
                     2_001, null), null, 2_001, 600_000_000L);
-            synchronized (System.out) {
-                System.out.println(claimed);
-                System.out.flush();
-            }
+            acknowledged.accept(claimed);
             if (i % 3 == 0) {
                 store.complete(lease, "{\"total\":150.00}", 2_002);
             }

@@ -1,5 +1,6 @@
 package dev.skail.platform.local;
 
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -195,8 +196,16 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
      * @throws StoreUnavailableException if the file cannot be opened (another process has it, or it is unreadable)
      */
     public static LocalStore open(Path file) {
+        return open(file, H2PreallocatedFilePath.fileName(file), FileChannel::open);
+    }
+
+    /**
+     * {@link #open(Path)} with the maps' file opened by H2 as {@code mapsFileName} (a name of H2's file systems) and
+     * the log's by {@code logs}: tests open both through channels that keep what a power loss would.
+     */
+    static LocalStore open(Path file, String mapsFileName, RedoLog.Opener logs) {
         try {
-            MVStore store = new MVStore.Builder().fileName(H2PreallocatedFilePath.fileName(file))
+            MVStore store = new MVStore.Builder().fileName(mapsFileName)
                 .autoCommitDisabled()
                 // nor a chunk stored by a writing thread once enough is unsaved: chunks are the group commit's only
                 .autoCommitBufferSize(0)
@@ -207,7 +216,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
             try {
                 byte[] stored = local.meta.get(LOG_POSITION);
                 RedoLog log = RedoLog.open(RedoLog.next(file), (stored != null) ? Rows.number(stored) : -1,
-                        local::replay);
+                        local::replay, logs);
                 local.log = log;
                 if (local.replayed > 0) {
                     logger.info("skail store: " + local.replayed + " write(s) after the maps' last checkpoint applied "
@@ -1656,6 +1665,16 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
             }
             if (this.tags.size() != this.tagged.size()) {
                 problems.add("tags " + this.tags.size() + ", tagged " + this.tagged.size());
+            }
+            // every page of every map read: one a crash left unreadable fails here
+            for (MVMap<String, byte[]> map : this.logged) {
+                long entries = 0;
+                for (Cursor<String, byte[]> cursor = map.cursor(null); cursor.hasNext(); cursor.next()) {
+                    entries++;
+                }
+                if (entries != map.sizeAsLong()) {
+                    problems.add(map.getName() + " holds " + entries + " entries, counts " + map.sizeAsLong());
+                }
             }
             return problems;
         });

@@ -72,8 +72,12 @@ final class RedoLog implements AutoCloseable {
 
     private final GroupForce group;
 
-    private RedoLog(Path path, FileChannel channel, long base, long end, long allocated) {
+    /** How the log's file is opened, the first time and again after an interrupt closed it. */
+    private final Opener opener;
+
+    private RedoLog(Path path, Opener opener, FileChannel channel, long base, long end, long allocated) {
         this.path = path;
+        this.opener = opener;
         this.channel = channel;
         this.base = base;
         this.end = end;
@@ -88,8 +92,13 @@ final class RedoLog implements AutoCloseable {
      * @throws IllegalStateException if the log does not hold {@code from} (the maps are from another log)
      */
     static RedoLog open(Path path, long from, Consumer<ByteBuffer> replay) {
+        return open(path, from, replay, FileChannel::open);
+    }
+
+    /** {@link #open(Path, long, Consumer)} with the log's file opened by {@code opener}. */
+    static RedoLog open(Path path, long from, Consumer<ByteBuffer> replay, Opener opener) {
         try {
-            FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
+            FileChannel channel = opener.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
             try {
                 long size = channel.size();
@@ -102,7 +111,7 @@ final class RedoLog implements AutoCloseable {
                         throw new IllegalStateException("the store's log " + path + " is missing or empty, but its "
                                 + "maps were stored at log position " + from + ": the log belongs with the maps");
                     }
-                    RedoLog log = new RedoLog(path, channel, 0, 0, size);
+                    RedoLog log = new RedoLog(path, opener, channel, 0, 0, size);
                     log.restart(0);
                     forceDirectory(path);
                     return log;
@@ -118,7 +127,7 @@ final class RedoLog implements AutoCloseable {
                 // what lies after the last whole record (a torn one, records a crash left behind it) is zeroed and
                 // forced before anything is appended: a record appended here later never has one of those behind it
                 zero(channel, HEADER + (end - base), size);
-                return new RedoLog(path, channel, base, end, size);
+                return new RedoLog(path, opener, channel, base, end, size);
             }
             catch (IOException | RuntimeException ex) {
                 channel.close();
@@ -288,8 +297,19 @@ final class RedoLog implements AutoCloseable {
             throw new java.nio.channels.ClosedChannelException();
         }
         if (this.channel == closedOne && !closedOne.isOpen()) {
-            this.channel = FileChannel.open(this.path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            this.channel = this.opener.open(this.path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         }
+    }
+
+    /**
+     * How the log's file is opened: {@link FileChannel#open(Path, java.nio.file.OpenOption...)}, or in tests a channel
+     * that keeps what a power loss would.
+     */
+    @FunctionalInterface
+    interface Opener {
+
+        FileChannel open(Path path, java.nio.file.OpenOption... options) throws IOException;
+
     }
 
     /** How many bytes the records since the log's start take. */
