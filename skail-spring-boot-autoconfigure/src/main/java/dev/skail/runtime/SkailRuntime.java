@@ -490,6 +490,10 @@ public class SkailRuntime {
         if (eventKey != null && (eventKey.isBlank() || eventKey.length() > 200)) {
             throw new SkailInvalidRequestException("Invalid idempotency key: use 1 to 200 characters");
         }
+        if (eventKey != null && Tags.loneSurrogate(eventKey) >= 0) {
+            throw new SkailInvalidRequestException("Invalid idempotency key: half a surrogate pair at index "
+                    + Tags.loneSurrogate(eventKey) + " (a key is Unicode text)");
+        }
         ExecutionRow execution = this.store.find(taskId)
             .filter((row) -> row.workload().equals(workload) && row.version().equals(version))
             .orElseThrow(() -> new SkailNotFoundException("Unknown execution '" + taskId + "' in workload '" + workload

@@ -67,7 +67,29 @@ public final class Tags {
         if (value.length() > MAX_VALUE_LENGTH) {
             return "a tag value has at most " + MAX_VALUE_LENGTH + " characters (got " + value.length() + ")";
         }
+        int lone = loneSurrogate(value);
+        if (lone >= 0) {
+            return "a tag value is Unicode text, without half a surrogate pair (one at index " + lone
+                    + ": a string cut in the middle of an emoji?)";
+        }
         return null;
+    }
+
+    /**
+     * The index of the first surrogate in {@code text} that is not half of a pair, or -1. Such text has no UTF-8 form:
+     * a store would keep another text than the one given.
+     */
+    public static int loneSurrogate(CharSequence text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            }
+            else if (Character.isSurrogate(c)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -117,6 +117,21 @@ class ExactReplayTests {
         assertThat(execution.error().message()).contains("EVENT 'pagamento' [3600000]", "[7200000]");
     }
 
+    @Test
+    void textCutInTheMiddleOfAnEmojiIsReplayedAsTheCommandReturnedIt() {
+        this.client.trigger("resumirNota", "pedido-5", "pedido-5", "Pedido \uD83D\uDE00 urgente");
+        this.await.status("pedido-5", ExecutionStatus.WAITING);
+
+        this.clock.advance(Duration.ofDays(1));
+
+        // the store keeps text as UTF-8, which has no form for half a surrogate pair: it is recorded escaped
+        SkailExecution execution = this.await.status("pedido-5", ExecutionStatus.COMPLETED);
+        assertThat(execution.result(String.class)).isEqualTo("Pedido \uD83D");
+        assertThat(this.flows.runs("cortarNota/pedido-5")).isEqualTo(1);
+        assertThat(this.client.history("pedido-5").steps()).first()
+            .satisfies((step) -> assertThat(step.result(String.class)).isEqualTo("Pedido \uD83D"));
+    }
+
     @SpringBootConfiguration
     @EnableAutoConfiguration
     @Import({ ReplayFlows.class, SkailTestConfiguration.class })

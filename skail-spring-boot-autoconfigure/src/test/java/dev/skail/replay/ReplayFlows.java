@@ -145,6 +145,24 @@ public class ReplayFlows {
         return pagamento;
     }
 
+    /**
+     * Cuts the customer's note to a summary (in the middle of an emoji, as {@code substring} may), then waits a day:
+     * the replay after the wait sees the summary as the command returned it.
+     */
+    @SkailFunction
+    public String resumirNota(String pedido, String nota) {
+        String resumo = cortarNota(pedido, nota, 8);
+        Skail.delay(Duration.ofDays(1));
+        confirmarPedido(pedido);
+        return resumo;
+    }
+
+    @SkailCommand
+    public String cortarNota(String pedido, String nota, int tamanho) {
+        ran("cortarNota/" + pedido);
+        return nota.substring(0, tamanho);
+    }
+
     /** A payment refused by the gateway. */
     public static class PagamentoRecusadoException extends RuntimeException {
 

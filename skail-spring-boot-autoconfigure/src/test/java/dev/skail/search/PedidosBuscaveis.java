@@ -93,7 +93,7 @@ public class PedidosBuscaveis {
         List<String> refused = new ArrayList<>();
         for (Object[] tag : new Object[][] { { " ", "x" }, { "cliente", " " }, { "chave com espaço", "x" },
                 { "cliente", "x".repeat(201) }, { "k".repeat(65), "x" }, { "pedido", new Pedido(null, "c", null,
-                        null, List.of()) } }) {
+                        null, List.of()) }, { "nota", "Pedido \uD83D" } }) {
             try {
                 SkailContext.current().tag((String) tag[0], tag[1]);
                 refused.add("accepted " + tag[0]);

@@ -103,13 +103,14 @@ class SearchTests {
 
         @SuppressWarnings("unchecked")
         List<String> refused = done.result(List.class);
-        assertThat(refused).hasSize(6).allSatisfy((message) -> assertThat(message).startsWith("Invalid tag")
+        assertThat(refused).hasSize(7).allSatisfy((message) -> assertThat(message).startsWith("Invalid tag")
             .doesNotStartWith("accepted"));
         assertThat(refused.get(0)).contains("letters, digits");
         assertThat(refused.get(1)).contains("must not be blank");
         assertThat(refused.get(3)).contains("at most 200 characters");
         assertThat(refused.get(4)).contains("1 to 64");
         assertThat(refused.get(5)).contains("not a dev.skail.search.Pedido");
+        assertThat(refused.get(6)).contains("without half a surrogate pair (one at index 7");
         assertThat(done.tags()).isEqualTo(Map.of("lote", List.of("lote-invalid")));
     }
 
@@ -219,6 +220,8 @@ class SearchTests {
             .withMessageContaining("letters, digits");
         assertThatIllegalArgumentException().isThrownBy(() -> SkailQuery.all().withTag("pedido", ""))
             .withMessageContaining("must not be blank");
+        assertThatIllegalArgumentException().isThrownBy(() -> SkailQuery.all().withTag("nota", "Pedido \uD83D"))
+            .withMessageContaining("half a surrogate pair");
         assertThat(SkailQuery.all().withTag("pedido", "p-1").withTag("pedido", "p-1").tags()).hasSize(1);
         assertThat(SkailQuery.all().withFunction("  ").function()).isNull();
     }

@@ -132,6 +132,10 @@ class TimeAndEventsTests {
         assertThatExceptionOfType(SkailInvalidRequestException.class)
             .isThrownBy(() -> this.client.fire("event-dedupe-java", "item", "x", " "))
             .withMessageContaining("idempotency key");
+        // a key the store would keep as another (half a surrogate pair has no UTF-8 form)
+        assertThatExceptionOfType(SkailInvalidRequestException.class)
+            .isThrownBy(() -> this.client.fire("event-dedupe-java", "item", "x", "pagamento-\uD83D"))
+            .withMessageContaining("half a surrogate pair at index 10");
         this.client.fire("event-dedupe-java", "item", "c");
 
         assertThat(this.await.status("event-dedupe-java", ExecutionStatus.COMPLETED).result())
