@@ -5,6 +5,7 @@ import java.lang.reflect.Type;
 
 import dev.skail.SkailError;
 import dev.skail.SkailJsonCustomizer;
+import dev.skail.platform.StoredText;
 import org.jspecify.annotations.Nullable;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import tools.jackson.core.JacksonException;
@@ -105,41 +106,8 @@ public class SkailJson {
     }
 
     public String write(@Nullable Object value) {
-        return escapeLoneSurrogates(this.mapper.writeValueAsString(value));
-    }
-
-    /**
-     * The JSON text with each surrogate that is not half of a pair written as a JSON escape (a backslash, {@code u}
-     * and four hex digits). Such a char (a string cut in the middle of an emoji, or such an escape read from a request)
-     * has no UTF-8 form, and a store writes the text as UTF-8: it would come back as {@code ?}, and a replay would see
-     * another value. Escaped, it reads back as itself. In JSON, a surrogate can only be inside a string.
-     */
-    static String escapeLoneSurrogates(String json) {
-        int length = json.length();
-        int at = 0;
-        while (at < length && !Character.isSurrogate(json.charAt(at))) {
-            at++;
-        }
-        if (at == length) {
-            return json;
-        }
-        StringBuilder escaped = new StringBuilder(length + 16).append(json, 0, at);
-        while (at < length) {
-            char c = json.charAt(at);
-            if (Character.isHighSurrogate(c) && at + 1 < length && Character.isLowSurrogate(json.charAt(at + 1))) {
-                escaped.append(c).append(json.charAt(at + 1));
-                at += 2;
-                continue;
-            }
-            if (Character.isSurrogate(c)) {
-                escaped.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
-            }
-            else {
-                escaped.append(c);
-            }
-            at++;
-        }
-        return escaped.toString();
+        // a store keeps text as UTF-8: half a surrogate pair is recorded as an escape, to read back as itself
+        return StoredText.escapeLoneSurrogates(this.mapper.writeValueAsString(value));
     }
 
     public JsonNode tree(@Nullable Object value) {

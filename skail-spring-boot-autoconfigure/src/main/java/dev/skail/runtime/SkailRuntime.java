@@ -32,6 +32,7 @@ import dev.skail.platform.ScheduleStore;
 import dev.skail.platform.StoreDeadline;
 import dev.skail.platform.StoreUnavailableException;
 import dev.skail.platform.StoredHistory;
+import dev.skail.platform.StoredText;
 import dev.skail.platform.Tag;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -490,9 +491,9 @@ public class SkailRuntime {
         if (eventKey != null && (eventKey.isBlank() || eventKey.length() > 200)) {
             throw new SkailInvalidRequestException("Invalid idempotency key: use 1 to 200 characters");
         }
-        if (eventKey != null && Tags.loneSurrogate(eventKey) >= 0) {
+        if (eventKey != null && StoredText.loneSurrogate(eventKey) >= 0) {
             throw new SkailInvalidRequestException("Invalid idempotency key: half a surrogate pair at index "
-                    + Tags.loneSurrogate(eventKey) + " (a key is Unicode text)");
+                    + StoredText.loneSurrogate(eventKey) + " (a key is Unicode text)");
         }
         ExecutionRow execution = this.store.find(taskId)
             .filter((row) -> row.workload().equals(workload) && row.version().equals(version))
@@ -500,6 +501,10 @@ public class SkailRuntime {
                     + ":" + version + "'"));
         if (event.isBlank() || event.length() > 200) {
             throw new SkailInvalidRequestException("Invalid event name: use 1 to 200 characters");
+        }
+        if (StoredText.loneSurrogate(event) >= 0) {
+            throw new SkailInvalidRequestException("Invalid event name: half a surrogate pair at index "
+                    + StoredText.loneSurrogate(event) + " (a name is Unicode text)");
         }
         if (event.startsWith("skail:")) {
             throw new SkailInvalidRequestException("Invalid event name '" + event + "': names starting with 'skail:' "

@@ -12,6 +12,7 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 
 import dev.skail.SkailTag;
+import dev.skail.platform.StoredText;
 import dev.skail.platform.Tag;
 import org.jspecify.annotations.Nullable;
 
@@ -67,7 +68,7 @@ public final class Tags {
         if (value.length() > MAX_VALUE_LENGTH) {
             return "a tag value has at most " + MAX_VALUE_LENGTH + " characters (got " + value.length() + ")";
         }
-        int lone = loneSurrogate(value);
+        int lone = StoredText.loneSurrogate(value);
         if (lone >= 0) {
             return "a tag value is Unicode text, without half a surrogate pair (one at index " + lone
                     + ": a string cut in the middle of an emoji?)";
@@ -75,22 +76,6 @@ public final class Tags {
         return null;
     }
 
-    /**
-     * The index of the first surrogate in {@code text} that is not half of a pair, or -1. Such text has no UTF-8 form:
-     * a store would keep another text than the one given.
-     */
-    public static int loneSurrogate(CharSequence text) {
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                i++;
-            }
-            else if (Character.isSurrogate(c)) {
-                return i;
-            }
-        }
-        return -1;
-    }
 
     /**
      * Checks a key and a value.
@@ -159,7 +144,8 @@ public final class Tags {
      * The tags a function's arguments give its execution, in parameter order, without repeats.
      * @param definition the function
      * @param arguments its arguments, decoded
-     * @throws dev.skail.SkailInvalidRequestException when an argument's text is too long to be a tag
+     * @throws dev.skail.SkailInvalidRequestException when an argument's text is too long to be a tag, or holds half a
+     * surrogate pair
      */
     static List<Tag> of(FunctionDefinition definition, @Nullable Object[] arguments) {
         List<Declared> parameters = declared(definition.step().method());
@@ -177,6 +163,12 @@ public final class Tags {
                 throw new dev.skail.SkailInvalidRequestException("Argument " + parameter.index() + " of function '"
                         + definition.name() + "' is the tag '" + parameter.key() + "', whose value has at most "
                         + MAX_VALUE_LENGTH + " characters (got " + text.length() + ")");
+            }
+            int lone = StoredText.loneSurrogate(text);
+            if (lone >= 0) {
+                throw new dev.skail.SkailInvalidRequestException("Argument " + parameter.index() + " of function '"
+                        + definition.name() + "' is the tag '" + parameter.key() + "', whose value is Unicode text, "
+                        + "without half a surrogate pair (one at index " + lone + ")");
             }
             Tag tag = new Tag(parameter.key(), text);
             if (!tags.contains(tag)) {

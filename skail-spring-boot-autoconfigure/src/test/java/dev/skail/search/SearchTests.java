@@ -12,6 +12,7 @@ import java.util.UUID;
 import dev.skail.ExecutionStatus;
 import dev.skail.SkailClient;
 import dev.skail.SkailExecution;
+import dev.skail.SkailInvalidRequestException;
 import dev.skail.SkailPage;
 import dev.skail.SkailQuery;
 import dev.skail.test.SkailAwait;
@@ -23,6 +24,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -93,6 +95,19 @@ class SearchTests {
                 List.of("1234.5")));
         assertThat(ids(this.client.search(SkailQuery.all().withTag("nota", nota)))).containsExactly(id);
         assertThat(this.client.history(id).execution().tags()).containsEntry("nota", List.of(nota));
+    }
+
+    @Test
+    void aTaggedArgumentTheStoreWouldKeepAsAnotherTextRefusesTheTriggerAndCreatesNothing() {
+        // a lot name cut in the middle of an emoji: UTF-8, the store's text, has no form for half a pair
+        assertThatExceptionOfType(SkailInvalidRequestException.class)
+            .isThrownBy(() -> this.client.trigger("cobrarLote", "tag-lone-1", "lote-\uD83D"))
+            .withMessageContaining("tag 'lote'")
+            .withMessageContaining("half a surrogate pair (one at index 5)");
+        assertThat(this.client.find("tag-lone-1")).isEmpty();
+        // the whole emoji is text like any other
+        assertThat(this.client.trigger("cobrarLote", "tag-emoji-1", "lote-\uD83D\uDE00").execution().tags())
+            .containsEntry("lote", List.of("lote-\uD83D\uDE00"));
     }
 
     @Test

@@ -136,6 +136,9 @@ class TimeAndEventsTests {
         assertThatExceptionOfType(SkailInvalidRequestException.class)
             .isThrownBy(() -> this.client.fire("event-dedupe-java", "item", "x", "pagamento-\uD83D"))
             .withMessageContaining("half a surrogate pair at index 10");
+        assertThatExceptionOfType(SkailInvalidRequestException.class)
+            .isThrownBy(() -> this.client.fire("event-dedupe-java", "item\uDE00", "x"))
+            .withMessageContaining("Invalid event name: half a surrogate pair at index 4");
         this.client.fire("event-dedupe-java", "item", "c");
 
         assertThat(this.await.status("event-dedupe-java", ExecutionStatus.COMPLETED).result())

@@ -54,7 +54,10 @@ final class PowerLossDisk {
     /** The forces made so far. Guarded by {@link #lock}. */
     private long forces;
 
-    /** The force at which the power goes (the force fails, and nothing it would have forced is on the device). */
+    /**
+     * The force at which the power goes: it fails, and what it would have forced is on the device as any write since
+     * the last force is (some sectors, or none, or all).
+     */
     private long cutAt = Long.MAX_VALUE;
 
     /** The file whose forces {@link #cutAt} counts, or {@code null}: every file's. */
@@ -136,6 +139,16 @@ final class PowerLossDisk {
             this.cutFile = file;
             this.cutAt = force;
             this.after = after;
+        }
+    }
+
+    /** The power goes now (a test that failed stops its writers so), the files written into {@code after}. */
+    void cutNow(Path after) throws IOException {
+        synchronized (this.lock) {
+            if (!this.off) {
+                this.after = after;
+                powerOff();
+            }
         }
     }
 
@@ -350,6 +363,9 @@ final class PowerLossDisk {
 
         @Override
         public void force(boolean metaData) throws IOException {
+            if (!this.base.isOpen() || !isOpen()) {
+                throw new java.nio.channels.ClosedChannelException();
+            }
             PowerLossDisk.this.force(this.device);
         }
 
@@ -359,6 +375,7 @@ final class PowerLossDisk {
                 if (PowerLossDisk.this.off) {
                     throw new IOException("the power is off");
                 }
+                // not kept apart: the device keeps the length of the last force, or this one (see Device.lose)
                 this.base.truncate(size);
                 return this;
             }

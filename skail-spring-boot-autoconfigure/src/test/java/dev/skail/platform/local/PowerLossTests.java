@@ -22,9 +22,10 @@ import static org.awaitility.Awaitility.await;
  * files the last loss left ({@link PowerLossDisk}: a write is on the device only once its file is forced; of those
  * written since, the loss keeps none, all, a prefix or each at even odds, in sectors): it opens with every step
  * acknowledged before the loss, and its executions and indexes agreeing. The power goes at a force chosen at random:
- * while the store opens and applies its log, while threads write, and after the log started again. Each run draws
- * new losses and prints its seed; {@code -Dskail.test.power-loss-seed=S} runs one again, and
- * {@code -Dskail.test.power-losses=N} runs more.
+ * while the store opens and applies its log, while threads write, while a checkpoint forces the maps, and after the
+ * log started again. Each run draws new losses and prints its seed; {@code -Dskail.test.power-loss-seed=S} draws the
+ * same forces and the same choices of sectors again (what the threads wrote by then depends on their timing), and
+ * {@code -Dskail.test.power-losses=N} runs more rounds (at least 4).
  */
 class PowerLossTests {
 
@@ -35,7 +36,7 @@ class PowerLossTests {
     void aStoreThatLosesPowerWhileSeveralThreadsWriteOpensWithEveryAcknowledgedStep() throws Exception {
         long seed = Long.getLong("skail.test.power-loss-seed", System.nanoTime());
         Random random = new Random(seed);
-        int rounds = Integer.getInteger("skail.test.power-losses", 12);
+        int rounds = Math.max(4, Integer.getInteger("skail.test.power-losses", 12));
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         List<String> losses = new ArrayList<>();
         long replayed = 0;
@@ -56,50 +57,65 @@ class PowerLossTests {
             disk.cutAtForce(forced, force, next);
             Path file = files.resolve(LocalStore.FILE_NAME);
             List<Thread> writers = new ArrayList<>();
+            List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
             LocalStore store = null;
             try {
-                store = LocalStore.open(file, PowerLossFilePath.mapsFileName(file), disk::open);
-                replayed += store.replayed();
-                store.initialize();
-                assertThat(store.inconsistencies()).as(what).isEmpty();
-                for (String taskId : acknowledged) {
-                    assertThat(store.history(taskId)).as(what + ": " + taskId)
-                        .hasValueSatisfying((history) -> assertThat(history.steps())
-                            .as(what + ": the step of " + taskId)
-                            .isNotEmpty());
+                try {
+                    store = LocalStore.open(file, PowerLossFilePath.mapsFileName(file), disk::open);
+                    replayed += store.replayed();
+                    store.initialize();
                 }
-                for (int t = 0; t < 4; t++) {
-                    LocalStore writing = store;
-                    int first = (round + 1) * 1_000_000 + t * 100_000;
-                    int thread = t;
-                    Thread writer = new Thread(() -> {
-                        try {
-                            OrderWriter.write(writing, first, thread, true, acknowledged::add);
-                        }
-                        catch (RuntimeException ex) {
-                            // the power went
-                        }
-                    }, "writer-" + t);
-                    writers.add(writer);
-                    writer.start();
+                catch (RuntimeException ex) {
+                    // the power went while the store opened
+                    assertThat(disk.isOff()).as(what + ": the store failed to open with the power on: " + ex).isTrue();
                 }
+                if (store != null) {
+                    assertThat(store.inconsistencies()).as(what).isEmpty();
+                    for (String taskId : acknowledged) {
+                        assertThat(store.history(taskId)).as(what + ": " + taskId)
+                            .hasValueSatisfying((history) -> assertThat(history.steps())
+                                .as(what + ": the step of " + taskId)
+                                .isNotEmpty());
+                    }
+                    for (int t = 0; t < 4; t++) {
+                        LocalStore writing = store;
+                        int first = (round + 1) * 1_000_000 + t * 100_000;
+                        int thread = t;
+                        Thread writer = new Thread(() -> {
+                            try {
+                                OrderWriter.write(writing, first, thread, true, acknowledged::add);
+                            }
+                            catch (RuntimeException ex) {
+                                if (!disk.isOff()) {
+                                    failures.add(ex);
+                                }
+                            }
+                        }, "writer-" + t);
+                        writers.add(writer);
+                        writer.start();
+                    }
+                }
+                await().atMost(Duration.ofSeconds(120))
+                    .failFast(what + ": a writer failed with the power on", () -> !failures.isEmpty())
+                    .failFast(what + ": the writers stopped with the power on",
+                            () -> !writers.isEmpty() && writers.stream().noneMatch(Thread::isAlive) && !disk.isOff())
+                    .until(disk::isOff);
             }
-            catch (RuntimeException ex) {
-                // the power went while the store opened
-                assertThat(disk.isOff()).as(what + ": the store failed to open with the power on: " + ex).isTrue();
+            finally {
+                if (!disk.isOff()) {
+                    // a failed round: the power goes now, so that the writers stop
+                    disk.cutNow(this.directory.resolve("failed-" + round));
+                }
+                for (Thread writer : writers) {
+                    writer.join(30_000);
+                }
+                if (store != null) {
+                    store.close();
+                }
+                disk.detach();
             }
-            LocalStore opened = store;
-            await().atMost(Duration.ofSeconds(120))
-                .failFast(what + ": the writers stopped with the power on",
-                        () -> opened != null && writers.stream().noneMatch(Thread::isAlive) && !disk.isOff())
-                .until(disk::isOff);
-            for (Thread writer : writers) {
-                writer.join(30_000);
-            }
-            if (store != null) {
-                store.close();
-            }
-            disk.detach();
+            assertThat(writers).as(what + ": writers still running after the loss").noneMatch(Thread::isAlive);
+            assertThat(failures).as(what + ": writers that failed with the power on").isEmpty();
             losses.add("round " + round + ", force " + force + ((forced != null) ? " of the maps" : "") + ": "
                     + disk.cut());
             files = next;
