@@ -1,10 +1,10 @@
 package dev.skail.platform;
 
 /**
- * Text as the stores keep it: UTF-8 (PostgreSQL's columns, the embedded store's rows and log), which has no form for
- * half a UTF-16 surrogate pair (a string cut in the middle of an emoji). Such a char would be kept as {@code ?}: JSON
- * holds it as an escape, and other text with one is refused where it comes in (tags, event names and keys). H2's SQL store keeps JSON in
- * large objects, also as UTF-8.
+ * Text as the stores keep it: UTF-8 (PostgreSQL's columns, the embedded store's rows and log, H2's large objects),
+ * which has no form for half a UTF-16 surrogate pair (a string cut in the middle of an emoji). Such a char would be
+ * kept as {@code ?}: JSON holds it as an escape, and other text with one is refused where it comes in (tags, event
+ * names and keys).
  */
 public final class StoredText {
 
