@@ -1,22 +1,19 @@
 package dev.skail.platform.jdbc;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
-import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+
+import dev.skail.platform.KilledWriter;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The embedded store killed with {@code kill -9} while several threads write to it, again and again: each time H2's
@@ -29,17 +26,6 @@ class KilledStoreTests {
 
     @TempDir
     Path directory;
-
-    /** The end of the writer's error output, for a failure's message. */
-    private static String tail(Path errors) {
-        try {
-            String text = java.nio.file.Files.readString(errors);
-            return text.substring(Math.max(0, text.length() - 2_000));
-        }
-        catch (IOException ex) {
-            return "(unreadable: " + ex.getMessage() + ")";
-        }
-    }
 
     @Test
     void aStoreKilledWhileSeveralThreadsWriteOpensConsistentWithEveryAcknowledgedStep() throws Exception {
@@ -66,41 +52,13 @@ class KilledStoreTests {
         String url = H2Urls.PREALLOCATED_FILE + this.directory.resolve("skail") + ";FILE_LOCK=FS";
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         for (int round = 0; round < killAfter.length; round++) {
-            int before = acknowledged.size();
-            Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), H2StoreWriter.class.getName(), url,
-                    String.valueOf(round * 1_000_000), "4", String.valueOf(compacting))
-                .redirectError(this.directory.resolve("writer-" + round + ".err").toFile())
-                .start();
-            Thread reader = new Thread(() -> {
-                try (BufferedReader out = new BufferedReader(new InputStreamReader(writer.getInputStream()))) {
-                    String line;
-                    while ((line = out.readLine()) != null) {
-                        if (line.startsWith("pedido-")) {
-                            acknowledged.add(line.trim());
-                        }
-                    }
-                }
-                catch (IOException ex) {
-                    // killed
-                }
-            });
-            reader.start();
-            int target = before + killAfter[round];
-            Path errors = this.directory.resolve("writer-" + round + ".err");
             try {
-                await().atMost(Duration.ofSeconds(90))
-                    .failFast("the writer ended before it was killed", () -> !writer.isAlive())
-                    .until(() -> acknowledged.size() >= target);
+                KilledWriter.writeUntilKilled(H2StoreWriter.class, List.of(url, String.valueOf(round * 1_000_000), "4",
+                        String.valueOf(compacting)), this.directory.resolve("writer-" + round + ".err"), acknowledged,
+                        killAfter[round]);
             }
-            catch (org.awaitility.core.ConditionTimeoutException | org.awaitility.core.TerminalFailureException ex) {
-                throw new AssertionError("round " + round + ": " + acknowledged.size() + " steps acknowledged, "
-                        + target + " awaited; the writer's errors: " + tail(errors), ex);
-            }
-            finally {
-                writer.destroyForcibly();
-                writer.waitFor(30, TimeUnit.SECONDS);
-                reader.join(10_000);
+            catch (AssertionError ex) {
+                throw new AssertionError("round " + round + ": " + ex.getMessage(), ex);
             }
 
             // H2's file as H2 opens it: each row rewritten through every index of its table

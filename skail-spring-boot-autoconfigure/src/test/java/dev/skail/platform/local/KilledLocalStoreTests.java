@@ -1,20 +1,16 @@
 package dev.skail.platform.local;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+
+import dev.skail.platform.KilledWriter;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The store skail keeps itself, killed with {@code kill -9} while several threads write to it, again and again on one
@@ -35,43 +31,15 @@ class KilledLocalStoreTests {
         int rounds = Integer.getInteger("skail.test.local-kills", 4);
         long replayed = 0;
         for (int round = 0; round < rounds; round++) {
-            int before = acknowledged.size();
-            Path errors = this.directory.resolve("writer-" + round + ".err");
-            Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), LocalStoreWriter.class.getName(), file.toString(),
-                    String.valueOf(round * 1_000_000), "4")
-                .redirectError(errors.toFile())
-                .start();
-            Thread reader = new Thread(() -> {
-                try (BufferedReader out = new BufferedReader(new InputStreamReader(writer.getInputStream()))) {
-                    String line;
-                    while ((line = out.readLine()) != null) {
-                        if (line.startsWith("pedido-")) {
-                            acknowledged.add(line.trim());
-                        }
-                    }
-                }
-                catch (IOException ex) {
-                    // killed
-                }
-            });
-            reader.start();
             // -Dskail.test.local-kill-after=N: rounds long enough for the log to restart while the writer runs
-            int target = before + Integer.getInteger("skail.test.local-kill-after",
-                    new int[] { 300, 900, 150, 600 }[round % 4]);
+            int more = Integer.getInteger("skail.test.local-kill-after", new int[] { 300, 900, 150, 600 }[round % 4]);
             try {
-                await().atMost(Duration.ofSeconds(90))
-                    .failFast("the writer ended before it was killed", () -> !writer.isAlive())
-                    .until(() -> acknowledged.size() >= target);
+                KilledWriter.writeUntilKilled(LocalStoreWriter.class, List.of(file.toString(),
+                        String.valueOf(round * 1_000_000), "4"), this.directory.resolve("writer-" + round + ".err"),
+                        acknowledged, more);
             }
-            catch (org.awaitility.core.ConditionTimeoutException | org.awaitility.core.TerminalFailureException ex) {
-                throw new AssertionError("round " + round + ": " + acknowledged.size() + " steps acknowledged, "
-                        + target + " awaited; the writer's errors: " + Files.readString(errors), ex);
-            }
-            finally {
-                writer.destroyForcibly();
-                writer.waitFor(30, TimeUnit.SECONDS);
-                reader.join(10_000);
+            catch (AssertionError ex) {
+                throw new AssertionError("round " + round + ": " + ex.getMessage(), ex);
             }
 
             LocalStore store = LocalStore.open(file);
