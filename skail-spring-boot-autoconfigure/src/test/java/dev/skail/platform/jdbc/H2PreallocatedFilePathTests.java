@@ -363,9 +363,7 @@ class H2PreallocatedFilePathTests {
     }
 
     /** A file channel that counts its forces, and can hold the next one until released. */
-    private static final class CountingChannel extends FileChannel {
-
-        private final FileChannel channel;
+    private static final class CountingChannel extends dev.skail.platform.DelegatingFileChannel {
 
         final AtomicInteger forces = new AtomicInteger();
 
@@ -373,7 +371,7 @@ class H2PreallocatedFilePathTests {
                 new java.util.concurrent.atomic.AtomicReference<>();
 
         CountingChannel(FileChannel channel) {
-            this.channel = channel;
+            super(channel);
         }
 
         static CountingChannel open(Path path) throws IOException {
@@ -404,90 +402,6 @@ class H2PreallocatedFilePathTests {
                 }
             }
             this.channel.force(metaData);
-        }
-
-        @Override
-        public int read(ByteBuffer dst) throws IOException {
-            return this.channel.read(dst);
-        }
-
-        @Override
-        public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
-            return this.channel.read(dsts, offset, length);
-        }
-
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-            return this.channel.write(src);
-        }
-
-        @Override
-        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-            return this.channel.write(srcs, offset, length);
-        }
-
-        @Override
-        public long position() throws IOException {
-            return this.channel.position();
-        }
-
-        @Override
-        public FileChannel position(long newPosition) throws IOException {
-            this.channel.position(newPosition);
-            return this;
-        }
-
-        @Override
-        public long size() throws IOException {
-            return this.channel.size();
-        }
-
-        @Override
-        public FileChannel truncate(long size) throws IOException {
-            this.channel.truncate(size);
-            return this;
-        }
-
-        @Override
-        public long transferTo(long position, long count, java.nio.channels.WritableByteChannel target)
-                throws IOException {
-            return this.channel.transferTo(position, count, target);
-        }
-
-        @Override
-        public long transferFrom(java.nio.channels.ReadableByteChannel src, long position, long count)
-                throws IOException {
-            return this.channel.transferFrom(src, position, count);
-        }
-
-        @Override
-        public int read(ByteBuffer dst, long position) throws IOException {
-            return this.channel.read(dst, position);
-        }
-
-        @Override
-        public int write(ByteBuffer src, long position) throws IOException {
-            return this.channel.write(src, position);
-        }
-
-        @Override
-        public java.nio.MappedByteBuffer map(MapMode mode, long position, long size) throws IOException {
-            return this.channel.map(mode, position, size);
-        }
-
-        @Override
-        public java.nio.channels.FileLock lock(long position, long size, boolean shared) throws IOException {
-            return this.channel.lock(position, size, shared);
-        }
-
-        @Override
-        public java.nio.channels.FileLock tryLock(long position, long size, boolean shared) throws IOException {
-            return this.channel.tryLock(position, size, shared);
-        }
-
-        @Override
-        protected void implCloseChannel() throws IOException {
-            this.channel.close();
         }
     }
 

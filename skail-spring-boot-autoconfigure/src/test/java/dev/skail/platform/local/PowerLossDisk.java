@@ -3,11 +3,7 @@ package dev.skail.platform.local;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
@@ -21,6 +17,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
+import dev.skail.platform.DelegatingFileChannel;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -318,15 +315,13 @@ final class PowerLossDisk {
         }
     }
 
-    /** A channel of a real file whose writes and forces go through the disk. */
-    private final class Channel extends FileChannel {
-
-        private final FileChannel base;
+    /** A channel of a real file whose writes, truncations and forces go through the disk. */
+    private final class Channel extends DelegatingFileChannel {
 
         private final Device device;
 
         Channel(FileChannel base, Device device) {
-            this.base = base;
+            super(base);
             this.device = device;
         }
 
@@ -336,7 +331,7 @@ final class PowerLossDisk {
                 if (PowerLossDisk.this.off) {
                     throw new IOException("the power is off");
                 }
-                int written = this.base.write(source, position);
+                int written = this.channel.write(source, position);
                 this.device.wrote(position, written);
                 return written;
             }
@@ -345,9 +340,9 @@ final class PowerLossDisk {
         @Override
         public int write(ByteBuffer source) throws IOException {
             synchronized (PowerLossDisk.this.lock) {
-                long position = this.base.position();
+                long position = this.channel.position();
                 int written = write(source, position);
-                this.base.position(position + written);
+                this.channel.position(position + written);
                 return written;
             }
         }
@@ -363,7 +358,7 @@ final class PowerLossDisk {
 
         @Override
         public void force(boolean metaData) throws IOException {
-            if (!this.base.isOpen() || !isOpen()) {
+            if (!this.channel.isOpen() || !isOpen()) {
                 throw new java.nio.channels.ClosedChannelException();
             }
             PowerLossDisk.this.force(this.device);
@@ -376,70 +371,19 @@ final class PowerLossDisk {
                     throw new IOException("the power is off");
                 }
                 // not kept apart: the device keeps the length of the last force, or this one (see Device.lose)
-                this.base.truncate(size);
+                this.channel.truncate(size);
                 return this;
             }
         }
 
         @Override
-        public int read(ByteBuffer destination) throws IOException {
-            return this.base.read(destination);
-        }
-
-        @Override
-        public long read(ByteBuffer[] destinations, int offset, int length) throws IOException {
-            return this.base.read(destinations, offset, length);
-        }
-
-        @Override
-        public int read(ByteBuffer destination, long position) throws IOException {
-            return this.base.read(destination, position);
-        }
-
-        @Override
-        public long position() throws IOException {
-            return this.base.position();
-        }
-
-        @Override
-        public FileChannel position(long position) throws IOException {
-            this.base.position(position);
-            return this;
-        }
-
-        @Override
-        public long size() throws IOException {
-            return this.base.size();
-        }
-
-        @Override
-        public long transferTo(long position, long count, WritableByteChannel target) throws IOException {
-            return this.base.transferTo(position, count, target);
-        }
-
-        @Override
-        public long transferFrom(ReadableByteChannel source, long position, long count) {
+        public long transferFrom(java.nio.channels.ReadableByteChannel source, long position, long count) {
             throw new UnsupportedOperationException("not through the power-loss disk");
         }
 
         @Override
-        public MappedByteBuffer map(MapMode mode, long position, long size) {
+        public java.nio.MappedByteBuffer map(MapMode mode, long position, long size) {
             throw new UnsupportedOperationException("not through the power-loss disk");
-        }
-
-        @Override
-        public FileLock lock(long position, long size, boolean shared) throws IOException {
-            return this.base.lock(position, size, shared);
-        }
-
-        @Override
-        public @Nullable FileLock tryLock(long position, long size, boolean shared) throws IOException {
-            return this.base.tryLock(position, size, shared);
-        }
-
-        @Override
-        protected void implCloseChannel() throws IOException {
-            this.base.close();
         }
     }
 }
