@@ -462,11 +462,15 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
             return;
         }
         int expired = write(false, (tx) -> {
+            // the leases are in the index of due work (an execution that ended, or waits, is not read: a start reads
+            // what runs, not the whole history kept)
             List<Execution> running = new ArrayList<>();
-            for (Cursor<String, byte[]> cursor = this.executions.cursor(null); cursor.hasNext();) {
-                cursor.next();
-                Execution execution = Rows.execution(cursor.getValue());
-                if (execution.status() == ExecutionStatus.RUNNING && !Objects.equals(execution.leaseUntil(), 0L)) {
+            for (java.util.Iterator<String> keys = this.due.keyIterator(null); keys.hasNext();) {
+                String taskId = leasedTaskId(keys.next());
+                byte[] value = (taskId != null) ? this.executions.get(taskId) : null;
+                Execution execution = (value != null) ? Rows.execution(value) : null;
+                if (execution != null && execution.status() == ExecutionStatus.RUNNING
+                        && !Objects.equals(execution.leaseUntil(), 0L)) {
                     running.add(execution);
                 }
             }
@@ -1468,6 +1472,23 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
                     + Rows.sortable(execution.leaseUntil()) + row.taskId() : null;
             default -> null;
         };
+    }
+
+    /**
+     * The task id of a key of the index of due work that holds a running execution's lease (not yet taken back: its
+     * lease is not 0), or {@code null} for any other key.
+     */
+    static @Nullable String leasedTaskId(String dueKey) {
+        int at = 0;
+        for (int part = 0; part < 2; part++) {
+            int colon = dueKey.indexOf(':', at);
+            at = colon + 1 + Integer.parseInt(dueKey, at, colon, 10);
+        }
+        if (dueKey.charAt(at) != '2') {
+            return null;
+        }
+        String leaseUntil = dueKey.substring(at + 1, at + 17);
+        return (Rows.longOf(leaseUntil) != 0) ? dueKey.substring(at + 17) : null;
     }
 
     /** Where the execution is in the index of ended executions, or {@code null} when it has not ended. */
