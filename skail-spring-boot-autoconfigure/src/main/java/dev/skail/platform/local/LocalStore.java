@@ -463,7 +463,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
         }
         int expired = write(false, (tx) -> {
             // the leases are in the index of due work (an execution that ended, or waits, is not read: a start reads
-            // what runs, not the whole history kept)
+            // what runs, not the whole history kept); every write that makes an execution running gives it a lease
             List<Execution> running = new ArrayList<>();
             for (java.util.Iterator<String> keys = this.due.keyIterator(null); keys.hasNext();) {
                 String taskId = leasedTaskId(keys.next());
