@@ -35,24 +35,11 @@ public final class StoredText {
      * another value. Escaped, it reads back as itself. In JSON, a surrogate can only be inside a string.
      */
     public static String escapeLoneSurrogates(String json) {
-        int length = json.length();
-        int at = 0;
-        while (at < length) {
-            char c = json.charAt(at);
-            if (!Character.isSurrogate(c)) {
-                at++;
-            }
-            else if (Character.isHighSurrogate(c) && at + 1 < length && Character.isLowSurrogate(json.charAt(at + 1))) {
-                // an emoji: nothing to escape
-                at += 2;
-            }
-            else {
-                break;
-            }
-        }
-        if (at == length) {
+        int at = loneSurrogate(json);
+        if (at < 0) {
             return json;
         }
+        int length = json.length();
         StringBuilder escaped = new StringBuilder(length + 16).append(json, 0, at);
         while (at < length) {
             char c = json.charAt(at);

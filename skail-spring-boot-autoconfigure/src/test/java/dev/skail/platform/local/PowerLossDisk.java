@@ -120,14 +120,6 @@ final class PowerLossDisk {
     }
 
     /**
-     * The power goes at the {@code force}-th force made through this disk from now on (counting from 1), and the files
-     * as a restart would find them are written into {@code after}.
-     */
-    void cutAtForce(long force, Path after) {
-        cutAtForce(null, force, after);
-    }
-
-    /**
      * The power goes at the {@code force}-th force of the file named {@code file} (of any file: {@code null}), counting
      * from 1, and the files as a restart would find them are written into {@code after}.
      */
@@ -151,12 +143,6 @@ final class PowerLossDisk {
 
     boolean isOff() {
         return this.off;
-    }
-
-    long forces() {
-        synchronized (this.lock) {
-            return this.forces;
-        }
     }
 
     /** What the cut left of each file: how many sectors written since its last force it kept, of how many. */
