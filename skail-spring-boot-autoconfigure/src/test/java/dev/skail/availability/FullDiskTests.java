@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Issue 10, item 5: the default H2 store on a file system that fills up (a small tmpfs, mounted by the test, which
+ * Issue 10, item 5: the default embedded store on a file system that fills up (a small tmpfs, mounted by the test, which
  * runs as root). Requests answer 503 saying the store's disk is full, health is DOWN saying so, and once space is
  * freed the store works again without a restart, every execution accepted before completing.
  */

@@ -39,8 +39,8 @@ final class LocalStores implements AutoCloseable {
         this.stores.forEach(LocalStore::close);
         this.stores.clear();
         if (this.directory != null) {
-            try (var files = Files.walk(this.directory)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+            try {
+                org.springframework.util.FileSystemUtils.deleteRecursively(this.directory);
             }
             catch (IOException ex) {
                 throw new UncheckedIOException(ex);

@@ -83,8 +83,6 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
 
     private static final byte[] EMPTY = { Rows.FORMAT };
 
-    /** The kinds of step recorded PENDING while the function waits, and completed when the wait ends. */
-    private static final Set<String> WAITED_KINDS = Set.of(StepRow.DELAY, StepRow.EVENT, StepRow.CHILD);
 
     /** How far {@code updated_at} may lag behind the last step of a running execution (as the JDBC store's). */
     private static final long UPDATED_AT_GRANULARITY_MILLIS = 1000;

@@ -3,7 +3,7 @@ package dev.skail.platform.jdbc;
 import dev.skail.platform.OrderWriter;
 
 /**
- * A process that runs orders through the embedded store on several threads, each order created with tags, claimed,
+ * A process that runs orders through the H2 file store on several threads, each order created with tags, claimed,
  * given a recorded step and, one in three, completed, and prints each order's id once its step is acknowledged: for
  * tests that kill it. Arguments: the store's URL, the first order number, the number of threads, and optionally
  * {@code true} for a thread that compacts the file 50 times a second (the store: once).

@@ -56,7 +56,7 @@ class KilledLocalStoreTests {
                 store.close();
             }
         }
-        // the writes after the maps' last checkpoint came back from the log (each round runs for less than a second)
+        // the writes after the maps' last checkpoint came back from the log (a round of the default sizes runs for less than a second)
         assertThat(replayed).isPositive();
     }
 }

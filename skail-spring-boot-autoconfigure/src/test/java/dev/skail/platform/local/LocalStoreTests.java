@@ -186,11 +186,14 @@ class LocalStoreTests {
             store.create(pedido("pedido-" + i, i));
         }
         ExecutorService threads = Executors.newFixedThreadPool(4);
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(4);
         List<Future<List<String>>> claims = new ArrayList<>();
         for (int t = 0; t < 4; t++) {
             String owner = "instancia-" + t;
             claims.add(threads.submit(() -> {
                 List<String> taken = new ArrayList<>();
+                // the four start together, each with a first claim of its own
+                start.await(30, TimeUnit.SECONDS);
                 for (List<Lease> batch = store.claimDue("vendas", "v1", owner, 7, 1_000, 31_000, Set.of());
                         !batch.isEmpty(); batch = store.claimDue("vendas", "v1", owner, 7, 1_000, 31_000, Set.of())) {
                     batch.forEach((lease) -> taken.add(lease.taskId()));
@@ -199,10 +202,14 @@ class LocalStoreTests {
             }));
         }
         List<String> all = new ArrayList<>();
-        for (Future<List<String>> claim : claims) {
-            all.addAll(claim.get(60, TimeUnit.SECONDS));
+        try {
+            for (Future<List<String>> claim : claims) {
+                all.addAll(claim.get(60, TimeUnit.SECONDS));
+            }
         }
-        threads.shutdown();
+        finally {
+            threads.shutdownNow();
+        }
 
         // S14: one runner at a time; every due execution taken, none twice
         assertThat(all).hasSize(500).doesNotHaveDuplicates();
