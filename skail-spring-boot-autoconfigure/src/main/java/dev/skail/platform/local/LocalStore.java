@@ -220,8 +220,8 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
                     logger.info("skail store: " + local.replayed + " write(s) after the maps' last checkpoint applied "
                             + "again from the log");
                 }
-                // what the log held is in the maps now, stored and forced: the log starts again
-                local.checkpoint(true);
+                // the maps stored and forced with what the log held, and the log started again, by the checkpoints'
+                // thread at once: not on the thread that opens the store (the application's start)
                 local.startCheckpoints();
                 return local;
             }
@@ -376,15 +376,21 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
 
     private void startCheckpoints() {
         Thread thread = new Thread(() -> {
+            // first at once, starting the log again: what it held at open is then in the stored maps
+            boolean first = true;
             while (!this.closed) {
                 try {
-                    synchronized (this.checkpointsWake) {
-                        if (!this.closed) {
-                            this.checkpointsWake.wait(CHECKPOINT_MILLIS);
+                    if (!first) {
+                        synchronized (this.checkpointsWake) {
+                            if (!this.closed) {
+                                this.checkpointsWake.wait(CHECKPOINT_MILLIS);
+                            }
                         }
                     }
                     if (!this.closed) {
-                        checkpoint(false);
+                        boolean restart = first;
+                        first = false;
+                        checkpoint(restart);
                     }
                 }
                 catch (InterruptedException ex) {

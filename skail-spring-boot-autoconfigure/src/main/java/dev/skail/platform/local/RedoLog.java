@@ -26,7 +26,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>The file</b> is written over zeros it was extended with ahead of the records (forced once), so that a force is an
  * {@code fdatasync} of the records alone: no change of size to commit in the file system's journal. Once a stored
- * chunk of the maps holds everything the log holds, the log starts again at its header ({@link #restart}).
+ * chunk of the maps holds everything the log holds, the log starts again at its header ({@link #restart}). Opening
+ * the log reads it and writes nothing: what a crash left after the last whole record is zeroed by the first append, or
+ * left behind for good by a restart, whichever comes first.
  * <p>
  * Not thread-safe for appends: the store appends under its write lock. {@link #awaitDurable} is called without it.
  */
@@ -67,8 +69,16 @@ final class RedoLog implements AutoCloseable {
     /** The position after the last record appended. Written under the store's write lock. */
     private volatile long end;
 
-    /** The file's size: zeros after the last record up to it. */
+    /** The file's size: zeros after the last record up to it (once {@link #tailUnsure} is false). */
     private long allocated;
+
+    /**
+     * Whether the file may hold, after the last record, bytes other than zeros that a record of this round could be
+     * read with: what a crash left after the end that recovery found (a torn record, whole ones behind it). Set at
+     * open, cleared by a restart or by the first append, which zeroes and forces that tail first. Guarded by the
+     * store's write lock.
+     */
+    private boolean tailUnsure;
 
     private final GroupForce group;
 
@@ -124,10 +134,12 @@ final class RedoLog implements AutoCloseable {
                             + ": the log belongs with the maps");
                 }
                 long end = replay(channel, base, start, size, replay);
-                // what lies after the last whole record (a torn one, records a crash left behind it) is zeroed and
-                // forced before anything is appended: a record appended here later never has one of those behind it
-                zero(channel, HEADER + (end - base), size);
-                return new RedoLog(path, opener, channel, base, end, size);
+                RedoLog log = new RedoLog(path, opener, channel, base, end, size);
+                // what lies after the last whole record (a torn one, records a crash left behind it, or only the
+                // zeros the file was extended with) is not written at open: a restart puts all of it behind the next
+                // round's records for good, and an append before any restart zeroes it first (see #append)
+                log.tailUnsure = HEADER + (end - base) < size;
+                return log;
             }
             catch (IOException | RuntimeException ex) {
                 channel.close();
@@ -137,21 +149,6 @@ final class RedoLog implements AutoCloseable {
         catch (IOException ex) {
             throw new UncheckedIOException("cannot open the store's log " + path + ": " + ex.getMessage(), ex);
         }
-    }
-
-    private static void zero(FileChannel channel, long from, long to) throws IOException {
-        if (from >= to) {
-            return;
-        }
-        ByteBuffer zeros = ByteBuffer.allocate(1 << 20);
-        for (long at = from; at < to; at += zeros.capacity()) {
-            zeros.clear();
-            zeros.limit((int) Math.min(zeros.capacity(), to - at));
-            while (zeros.hasRemaining()) {
-                channel.write(zeros, at + zeros.position());
-            }
-        }
-        channel.force(false);
     }
 
     private static boolean zeroMagic(FileChannel channel) throws IOException {
@@ -328,6 +325,9 @@ final class RedoLog implements AutoCloseable {
         byte[] checked = ByteBuffer.allocate(8 + changes.length).putLong(position).put(changes).array();
         record.putInt(changes.length).putInt(crc(checked, 0, checked.length)).putLong(position).put(changes).flip();
         try {
+            if (this.tailUnsure) {
+                zeroTail(offset);
+            }
             if (offset + record.remaining() > this.allocated) {
                 extend(offset + record.remaining());
             }
@@ -346,23 +346,38 @@ final class RedoLog implements AutoCloseable {
         return this.end;
     }
 
+    /**
+     * Zeroes the file from {@code offset} (the end's) to its size and forces it, before the first record of a round
+     * that opened after a crash is appended there: a record appended and forced later must never have a record of
+     * this round that the crash left behind it, which recovery would read as the next one.
+     */
+    private void zeroTail(long offset) throws IOException {
+        zeros(offset, this.allocated);
+        forced(false);
+        this.tailUnsure = false;
+    }
+
     /** Extends the file with zeros to at least {@code needed} and forces them, so that appends change no size. */
     private void extend(long needed) throws IOException {
         long target = Math.max(needed, this.allocated + EXTENT);
-        long from = this.allocated;
+        zeros(this.allocated, target);
+        forced(true);
+        this.allocated = target;
+    }
+
+    /** Writes zeros from {@code from} to {@code to} (not forced). */
+    private void zeros(long from, long to) throws IOException {
         io((file) -> {
             ByteBuffer zeros = ByteBuffer.allocate(1 << 20);
-            for (long at = from; at < target; at += zeros.capacity()) {
+            for (long at = from; at < to; at += zeros.capacity()) {
                 zeros.clear();
-                zeros.limit((int) Math.min(zeros.capacity(), target - at));
+                zeros.limit((int) Math.min(zeros.capacity(), to - at));
                 while (zeros.hasRemaining()) {
                     file.write(zeros, at + zeros.position());
                 }
             }
             return null;
         });
-        forced(true);
-        this.allocated = target;
     }
 
     /**
@@ -455,6 +470,8 @@ final class RedoLog implements AutoCloseable {
             forced(false);
             this.base = base;
             this.end = base;
+            // every record in the file now states a position below the base: none is read as one of this round
+            this.tailUnsure = false;
             this.forceFailed = null;
         }
         catch (IOException ex) {

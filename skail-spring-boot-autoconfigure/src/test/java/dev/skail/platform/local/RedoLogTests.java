@@ -3,6 +3,7 @@ package dev.skail.platform.local;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -106,6 +107,36 @@ class RedoLogTests {
         }
 
         assertThat(reopen(file, restartedAt)).containsExactly("s1 renew pedido-9");
+    }
+
+    @Test
+    void recordsACrashLeftBehindATornOneNeverComeBackWhenTheLogGoesOnWithoutARestart() throws Exception {
+        Path file = this.directory.resolve("skail-store.log");
+        long base;
+        long afterFirst;
+        try (RedoLog log = RedoLog.open(file, -1, (record) -> {
+        })) {
+            base = log.end();
+            afterFirst = log.append(bytes("r1 renew pedido-1"));
+            log.append(bytes("r2 renew pedido-2"));
+            log.awaitDurable(log.append(bytes("r3 renew pedido-3")));
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] { 0 }), RedoLog.HEADER + (afterFirst - base) - 1);
+        }
+        byte[] crashed = Files.readAllBytes(file);
+
+        try (RedoLog log = RedoLog.open(file, base, (record) -> {
+        })) {
+            assertThat(log.end()).isEqualTo(base);
+            // opening reads the log and writes nothing
+            assertThat(Files.readAllBytes(file)).isEqualTo(crashed);
+            // no restart (the store's was put off): a record of r1's size again, acknowledged, with r2 behind it
+            log.awaitDurable(log.append(bytes("s1 renew pedido-9")));
+            log.awaitDurable(log.append(bytes("s2 renew pedido-8")));
+        }
+
+        assertThat(reopen(file, base)).containsExactly("s1 renew pedido-9", "s2 renew pedido-8");
     }
 
     @Test
