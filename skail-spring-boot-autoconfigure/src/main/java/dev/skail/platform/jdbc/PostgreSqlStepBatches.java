@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
@@ -118,6 +119,7 @@ final class PostgreSqlStepBatches {
             throws SQLException {
         Pending mine = new Pending(lease, step, implied, now, leaseUntil, single);
         @Nullable List<Pending> batch;
+        boolean queued = false;
         synchronized (this.lock) {
             if (StoreDeadline.isSet()) {
                 // a request's deadline: not the others' statement to wait for, nor theirs to wait for it
@@ -129,8 +131,12 @@ final class PostgreSqlStepBatches {
             }
             else {
                 this.queue.add(mine);
-                batch = awaitTurn(mine);
+                queued = true;
+                batch = null;
             }
+        }
+        if (queued) {
+            batch = awaitTurn(mine);
         }
         if (batch == null && !mine.done) {
             return single.write();
@@ -145,28 +151,21 @@ final class PostgreSqlStepBatches {
     }
 
     /**
-     * Waits (holding {@link #lock}) until {@code mine} is done or is to lead the next statement.
+     * Waits (parked, not holding {@link #lock}) until {@code mine} is done or is to lead the next statement: a hand-off
+     * wakes the callers of the statement that ran and the leader of the next, no other.
      * @return the batch {@code mine} leads, or {@code null} once it is done
      */
     private @Nullable List<Pending> awaitTurn(Pending mine) {
         boolean interrupted = false;
-        try {
-            while (!mine.done && mine.lead == null) {
-                try {
-                    this.lock.wait();
-                }
-                catch (InterruptedException ex) {
-                    // its row may be in the statement running: it waits for the outcome, then keeps the interrupt
-                    interrupted = true;
-                }
-            }
-            return mine.lead;
+        while (!mine.done && mine.lead == null) {
+            LockSupport.park(this);
+            // its row may be in the statement running: it waits for the outcome, then keeps the interrupt
+            interrupted |= Thread.interrupted();
         }
-        finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
+        return mine.done ? null : mine.lead;
     }
 
     /** Writes {@code batch}, tells each caller, and hands the next batch (if any waits) to one of its callers. */
@@ -200,6 +199,7 @@ final class PostgreSqlStepBatches {
 
     /** Tells each caller of {@code batch} its outcome and hands the next batch on. */
     private void handOff(List<Pending> batch, @Nullable List<Outcome> outcomes, @Nullable Throwable failure) {
+        List<Pending> next;
         synchronized (this.lock) {
             for (int i = 0; i < batch.size(); i++) {
                 Pending pending = batch.get(i);
@@ -218,14 +218,22 @@ final class PostgreSqlStepBatches {
                 }
                 pending.done = true;
             }
-            List<Pending> next = nextBatch();
+            next = nextBatch();
             if (next.isEmpty()) {
                 this.writing = false;
             }
             else {
                 next.get(0).lead = next;
             }
-            this.lock.notifyAll();
+        }
+        Thread leader = Thread.currentThread();
+        for (Pending pending : batch) {
+            if (pending.thread != leader) {
+                LockSupport.unpark(pending.thread);
+            }
+        }
+        if (!next.isEmpty()) {
+            LockSupport.unpark(next.get(0).thread);
         }
     }
 
@@ -379,10 +387,17 @@ final class PostgreSqlStepBatches {
 
         final long leaseUntil;
 
-        /** Guarded by the batches' lock, as the fields below. */
-        boolean done;
+        /** The caller's thread, woken by the hand-off that concerns it. */
+        final Thread thread = Thread.currentThread();
 
-        @Nullable List<Pending> lead;
+        /**
+         * Written under the batches' lock, after the outcome, failure or {@code alone} (read once this is seen), and
+         * read without it by the parked caller.
+         */
+        volatile boolean done;
+
+        /** The batch this caller is to lead: written under the batches' lock, read without it by the caller. */
+        volatile @Nullable List<Pending> lead;
 
         @Nullable Outcome outcome;
 
