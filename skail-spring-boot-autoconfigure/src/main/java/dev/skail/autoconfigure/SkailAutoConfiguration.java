@@ -323,14 +323,40 @@ public final class SkailAutoConfiguration {
     }
 
     private static String defaultInstanceId() {
-        String host;
+        return hostName(System::getenv, Path.of("/proc/sys/kernel/hostname")) + "-"
+                + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /**
+     * This machine's name, read without a name lookup where the platform allows: {@code HOSTNAME} (set in containers,
+     * a pod's name on Kubernetes), the kernel's name on Linux, {@code COMPUTERNAME} on Windows; only then
+     * {@link InetAddress#getLocalHost()}, which resolves the name (seconds at start-up on a machine whose own name
+     * does not resolve, as on many laptops).
+     */
+    static String hostName(java.util.function.Function<String, @Nullable String> environment, Path kernelHostName) {
+        String set = environment.apply("HOSTNAME");
+        if (set != null && !set.isBlank()) {
+            return set.strip();
+        }
         try {
-            host = InetAddress.getLocalHost().getHostName();
+            String kernel = java.nio.file.Files.readString(kernelHostName).strip();
+            if (!kernel.isEmpty()) {
+                return kernel;
+            }
+        }
+        catch (java.io.IOException | RuntimeException ex) {
+            // not Linux
+        }
+        String windows = environment.apply("COMPUTERNAME");
+        if (windows != null && !windows.isBlank()) {
+            return windows.strip();
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
         }
         catch (Exception ex) {
-            host = "localhost";
+            return "localhost";
         }
-        return host + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     @Bean
