@@ -323,15 +323,16 @@ public final class SkailAutoConfiguration {
     }
 
     private static String defaultInstanceId() {
-        return hostName(System::getenv, Path.of("/proc/sys/kernel/hostname")) + "-"
-                + UUID.randomUUID().toString().substring(0, 8);
+        String host = hostName(System::getenv, Path.of("/proc/sys/kernel/hostname"));
+        // a host name is at most 253 characters; the id is named on every lease and must stay short
+        return host.substring(0, Math.min(host.length(), 64)) + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     /**
      * This machine's name, read without a name lookup where the platform allows: {@code HOSTNAME} (set in containers,
      * a pod's name on Kubernetes), the kernel's name on Linux, {@code COMPUTERNAME} on Windows; only then
      * {@link InetAddress#getLocalHost()}, which resolves the name (seconds at start-up on a machine whose own name
-     * does not resolve, as on many laptops).
+     * does not resolve; on macOS, where none of the three is usually set, that lookup is still made).
      */
     static String hostName(java.util.function.Function<String, @Nullable String> environment, Path kernelHostName) {
         String set = environment.apply("HOSTNAME");

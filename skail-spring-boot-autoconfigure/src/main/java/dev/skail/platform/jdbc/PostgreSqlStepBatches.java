@@ -417,7 +417,7 @@ final class PostgreSqlStepBatches {
             this.leaseUntil = leaseUntil;
         }
 
-        /** Read after {@code done} was seen under the lock. */
+        /** Read after {@code done} was seen true (a volatile read: the fields written before it are seen too). */
         Outcome result() throws SQLException {
             if (this.failure != null) {
                 throw this.failure;

@@ -27,8 +27,8 @@ import org.jspecify.annotations.Nullable;
  * <b>The file</b> is written over zeros it was extended with ahead of the records (forced once), so that a force is an
  * {@code fdatasync} of the records alone: no change of size to commit in the file system's journal. Once a stored
  * chunk of the maps holds everything the log holds, the log starts again at its header ({@link #restart}). Opening
- * the log reads it and writes nothing: what a crash left after the last whole record is zeroed by the first append, or
- * left behind for good by a restart, whichever comes first.
+ * an existing log writes nothing to it (it forces the records it applied again): what a crash left after the last
+ * whole record is zeroed by the first append, or left behind for good by a restart, whichever comes first.
  * <p>
  * Not thread-safe for appends: the store appends under its write lock. {@link #awaitDurable} is called without it.
  */
@@ -69,7 +69,10 @@ final class RedoLog implements AutoCloseable {
     /** The position after the last record appended. Written under the store's write lock. */
     private volatile long end;
 
-    /** The file's size: zeros after the last record up to it (once {@link #tailUnsure} is false). */
+    /**
+     * The file's size: after the last record up to it, zeros, or records of earlier rounds (which state positions
+     * below {@link #base}), or, while {@link #tailUnsure}, what a crash left.
+     */
     private long allocated;
 
     /**
@@ -134,6 +137,12 @@ final class RedoLog implements AutoCloseable {
                             + ": the log belongs with the maps");
                 }
                 long end = replay(channel, base, start, size, replay);
+                if (end > start) {
+                    // the records applied again are on the device before anything is acknowledged: a process that
+                    // was killed may have left them in the kernel's cache only, and the first wait for durability
+                    // takes everything up to the end as forced (a force with nothing left to write is a system call)
+                    channel.force(false);
+                }
                 RedoLog log = new RedoLog(path, opener, channel, base, end, size);
                 // what lies after the last whole record (a torn one, records a crash left behind it, or only the
                 // zeros the file was extended with) is not written at open: a restart puts all of it behind the next
@@ -347,9 +356,9 @@ final class RedoLog implements AutoCloseable {
     }
 
     /**
-     * Zeroes the file from {@code offset} (the end's) to its size and forces it, before the first record of a round
-     * that opened after a crash is appended there: a record appended and forced later must never have a record of
-     * this round that the crash left behind it, which recovery would read as the next one.
+     * Zeroes the file from {@code offset} (the end's) to its size and forces it, before the first record appended
+     * after the log opened, when no restart came first: a record appended and forced later must never have behind it
+     * a record of this round that a crash left, which recovery would read as the next one.
      */
     private void zeroTail(long offset) throws IOException {
         zeros(offset, this.allocated);

@@ -23,8 +23,9 @@ import static org.awaitility.Awaitility.await;
  * files the last loss left ({@link PowerLossDisk}: a write is on the device only once its file is forced; of those
  * written since, the loss keeps none, all, a prefix or each at even odds, in sectors): it opens with every step
  * acknowledged before the loss, and its executions and indexes agreeing. The power goes at a force chosen at random:
- * while the store opens and applies its log, while threads write, while a checkpoint forces the maps, and after the
- * log started again. Each run draws new losses and prints its seed; {@code -Dskail.test.power-loss-seed=S} draws the
+ * while the store opens and applies its log (its first forces: the records applied again, then the first checkpoint,
+ * which the checkpoints' thread runs at once, and the first writes), while threads write, while a checkpoint forces the
+ * maps, and after the log started again. Each run draws new losses and prints its seed; {@code -Dskail.test.power-loss-seed=S} draws the
  * same forces and the same choices of sectors again (what the threads wrote by then depends on their timing), and
  * {@code -Dskail.test.power-losses=N} runs more rounds (at least 4).
  */
@@ -46,8 +47,9 @@ class PowerLossTests {
             String what = "seed " + seed + ", round " + round;
             PowerLossDisk disk = PowerLossDisk.attach(files, random);
             Path next = this.directory.resolve("round-" + (round + 1));
-            // while the store opens (its first forces), while it writes, while a checkpoint forces the maps (once a
-            // second), or after its log started again (8 MiB of records, some 2,500 orders)
+            // while the store opens (its first forces, then its first checkpoint's), while it writes, while a
+            // checkpoint forces the maps (once a second), or after its log started again (8 MiB of records, some
+            // 2,500 orders)
             String forced = (round % 4 == 2) ? LocalStore.FILE_NAME : null;
             long force = switch (round % 4) {
                 case 0 -> 1 + random.nextInt(6);

@@ -140,6 +140,51 @@ class RedoLogTests {
     }
 
     @Test
+    void recordsAKilledProcessLeftUnforcedAreOnTheDeviceOnceTheyAreAppliedAgain() throws Exception {
+        Path files = java.nio.file.Files.createDirectories(this.directory.resolve("disk"));
+        // a loss that keeps nothing written since a file's last force
+        java.util.Random keepsNothing = new java.util.Random() {
+
+            @Override
+            public int nextInt(int bound) {
+                return 0;
+            }
+
+            @Override
+            public boolean nextBoolean() {
+                return false;
+            }
+        };
+        PowerLossDisk disk = PowerLossDisk.attach(files, keepsNothing);
+        Path file = files.resolve("skail-store.log");
+        Path after = this.directory.resolve("after-the-loss");
+        List<String> applied = new ArrayList<>();
+        try {
+            long created;
+            try (RedoLog log = RedoLog.open(file, -1, (record) -> {
+            }, disk::open)) {
+                // written, and the process killed before its force: the kernel keeps the page
+                created = log.append(bytes("pedido-1 criado"));
+            }
+            try (RedoLog log = RedoLog.open(file, 0, (record) -> {
+                byte[] read = new byte[record.remaining()];
+                record.get(read);
+                applied.add(new String(read, StandardCharsets.UTF_8));
+            }, disk::open)) {
+                // the trigger is sent again, finds its execution, and is told it is recorded
+                log.awaitDurable(created);
+                disk.cutNow(after);
+            }
+        }
+        finally {
+            disk.detach();
+        }
+
+        assertThat(applied).containsExactly("pedido-1 criado");
+        assertThat(reopen(after.resolve("skail-store.log"), 0)).containsExactly("pedido-1 criado");
+    }
+
+    @Test
     void aFirstStartCutBeforeTheLogsHeaderWasWrittenStartsANewLog() throws Exception {
         Path file = this.directory.resolve("skail-store.log");
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
