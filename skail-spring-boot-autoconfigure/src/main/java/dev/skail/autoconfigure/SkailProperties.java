@@ -378,9 +378,9 @@ public class SkailProperties {
         private boolean enabled = true;
 
         /**
-         * How many executions run at once. Defaults to 8 per core, at least 32, on the embedded H2 store, and to 8 per
-         * core, at least 8, on PostgreSQL: the more executions write together, the more of them one sync to disk (on
-         * H2) or one statement (on PostgreSQL) covers. On PostgreSQL the pool is half of it plus 4 by default; see
+         * How many executions run at once. Defaults to 8 per core, at least 32, on every store: the more executions
+         * write together, the more of them one sync to disk (embedded) or one statement (PostgreSQL) covers. On
+         * PostgreSQL the pool is half of it plus 4 by default (20 connections on up to 4 cores); see
          * {@link Store#getMaxPoolSize()}.
          */
         private @Nullable Integer concurrency;
@@ -426,7 +426,7 @@ public class SkailProperties {
                 return this.concurrency;
             }
             int cores = Runtime.getRuntime().availableProcessors();
-            return (dialect == SqlDialect.H2) ? Math.max(32, 8 * cores) : Math.max(8, 8 * cores);
+            return Math.max(32, 8 * cores);
         }
 
         public void setConcurrency(@Nullable Integer concurrency) {

@@ -118,10 +118,10 @@ class SkailAutoConfigurationTests {
     }
 
     @Test
-    void onPostgreSqlTheWorkerRunsEightExecutionsPerCoreAtLeast8OnAPoolOfHalfAsManyConnectionsPlusFour()
+    void onPostgreSqlTheWorkerRunsEightExecutionsPerCoreAtLeast32OnAPoolOfHalfAsManyConnectionsPlusFour()
             throws SQLException {
         // the steps of executions that write at once share one statement: the threads need fewer connections
-        int expected = Math.max(8, 8 * Runtime.getRuntime().availableProcessors());
+        int expected = Math.max(32, 8 * Runtime.getRuntime().availableProcessors());
         String application = "skail-pool-" + UUID.randomUUID().toString().substring(0, 8);
         String schema = "pool_" + UUID.randomUUID().toString().replace("-", "").substring(0, 20);
         String url = PostgreSqlForTests.url();
