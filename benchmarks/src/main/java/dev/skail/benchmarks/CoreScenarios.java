@@ -86,7 +86,7 @@ public final class CoreScenarios {
                 StoreCounters counters = StoreCounters.of(context)) {
             Map<String, Object> store = new LinkedHashMap<>();
             store.put("durable", counters.durable());
-            // the worker's concurrency as the product resolves it (its default depends on the store)
+            // the worker's concurrency as the product resolves it
             store.put("concurrency", String.valueOf(context.getBean(SkailProperties.class)
                 .getWorker()
                 .concurrency(dialect(context.getBean(ExecutionStore.class)))));

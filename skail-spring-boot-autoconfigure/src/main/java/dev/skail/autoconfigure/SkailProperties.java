@@ -418,8 +418,9 @@ public class SkailProperties {
         }
 
         /**
-         * The concurrency set, or the default for the store's database.
+         * The concurrency set, or the default: 8 per core, at least 32, whatever the store.
          * @param dialect the database of the execution store, or {@code null} for a store of the application's own
+         * (no longer changes the default; kept for callers)
          */
         public int concurrency(@Nullable SqlDialect dialect) {
             if (this.concurrency != null) {

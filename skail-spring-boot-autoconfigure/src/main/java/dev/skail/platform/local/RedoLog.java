@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * <b>The file</b> is written over zeros it was extended with ahead of the records (forced once), so that a force is an
  * {@code fdatasync} of the records alone: no change of size to commit in the file system's journal. Once a stored
  * chunk of the maps holds everything the log holds, the log starts again at its header ({@link #restart}). Opening
- * an existing log writes nothing to it (it forces the records it applied again): what a crash left after the last
+ * an existing log writes nothing to it (it forces what it holds): what a crash left after the last
  * whole record is zeroed by the first append, or left behind for good by a restart, whichever comes first.
  * <p>
  * Not thread-safe for appends: the store appends under its write lock. {@link #awaitDurable} is called without it.
@@ -137,12 +137,11 @@ final class RedoLog implements AutoCloseable {
                             + ": the log belongs with the maps");
                 }
                 long end = replay(channel, base, start, size, replay);
-                if (end > start) {
-                    // the records applied again are on the device before anything is acknowledged: a process that
-                    // was killed may have left them in the kernel's cache only, and the first wait for durability
-                    // takes everything up to the end as forced (a force with nothing left to write is a system call)
-                    channel.force(false);
-                }
+                // everything up to the end is on the device before anything is acknowledged: the first wait for
+                // durability takes it as forced, and a process that was killed may have left it in the kernel's cache
+                // only (records applied again, or records before a chunk of the maps it stored but never forced). A
+                // force with nothing left to write is a system call
+                channel.force(false);
                 RedoLog log = new RedoLog(path, opener, channel, base, end, size);
                 // what lies after the last whole record (a torn one, records a crash left behind it, or only the
                 // zeros the file was extended with) is not written at open: a restart puts all of it behind the next

@@ -139,11 +139,9 @@ class RedoLogTests {
         assertThat(reopen(file, base)).containsExactly("s1 renew pedido-9", "s2 renew pedido-8");
     }
 
-    @Test
-    void recordsAKilledProcessLeftUnforcedAreOnTheDeviceOnceTheyAreAppliedAgain() throws Exception {
-        Path files = java.nio.file.Files.createDirectories(this.directory.resolve("disk"));
-        // a loss that keeps nothing written since a file's last force
-        java.util.Random keepsNothing = new java.util.Random() {
+    /** A loss that keeps nothing written since a file's last force. */
+    private static java.util.Random keepsNothing() {
+        return new java.util.Random() {
 
             @Override
             public int nextInt(int bound) {
@@ -155,7 +153,12 @@ class RedoLogTests {
                 return false;
             }
         };
-        PowerLossDisk disk = PowerLossDisk.attach(files, keepsNothing);
+    }
+
+    @Test
+    void recordsAKilledProcessLeftUnforcedAreOnTheDeviceOnceTheyAreAppliedAgain() throws Exception {
+        Path files = java.nio.file.Files.createDirectories(this.directory.resolve("disk"));
+        PowerLossDisk disk = PowerLossDisk.attach(files, keepsNothing());
         Path file = files.resolve("skail-store.log");
         Path after = this.directory.resolve("after-the-loss");
         List<String> applied = new ArrayList<>();
@@ -181,6 +184,36 @@ class RedoLogTests {
         }
 
         assertThat(applied).containsExactly("pedido-1 criado");
+        assertThat(reopen(after.resolve("skail-store.log"), 0)).containsExactly("pedido-1 criado");
+    }
+
+    @Test
+    void recordsBeforeMapsAKilledProcessStoredButNeverForcedAreOnTheDeviceOnceTheLogOpens() throws Exception {
+        Path files = java.nio.file.Files.createDirectories(this.directory.resolve("disk"));
+        PowerLossDisk disk = PowerLossDisk.attach(files, keepsNothing());
+        Path file = files.resolve("skail-store.log");
+        Path after = this.directory.resolve("after-the-loss");
+        List<String> applied = new ArrayList<>();
+        try {
+            long created;
+            try (RedoLog log = RedoLog.open(file, -1, (record) -> {
+            }, disk::open)) {
+                // written; the maps stored as of the record's end (not forced); the process killed
+                created = log.append(bytes("pedido-1 criado"));
+            }
+            // the next process reads the maps' chunk from the kernel's cache: the log has nothing after it
+            try (RedoLog log = RedoLog.open(file, created, (record) -> applied.add("applied"), disk::open)) {
+                // the trigger is sent again, finds its execution, and is told it is recorded
+                log.awaitDurable(created);
+                disk.cutNow(after);
+            }
+        }
+        finally {
+            disk.detach();
+        }
+
+        assertThat(applied).isEmpty();
+        // the maps' chunk was never forced: after the loss they are older, and the log must hold the record
         assertThat(reopen(after.resolve("skail-store.log"), 0)).containsExactly("pedido-1 criado");
     }
 
