@@ -79,9 +79,11 @@ class RedoLogTests {
         assertThat(reopen(file, restartedAt)).containsExactly("round 2");
     }
 
-    @Test
-    void recordsACrashLeftBehindATornOneNeverComeBackAfterTheLogStartsAgain() throws Exception {
-        Path file = this.directory.resolve("skail-store.log");
+    /**
+     * Writes three records in a new log in {@code file} and tears the first, as a crash may: the two after it are whole.
+     * @return the log's base: where recovery finds its end
+     */
+    private static long threeRecordsTheFirstTorn(Path file) throws Exception {
         long base;
         long afterFirst;
         try (RedoLog log = RedoLog.open(file, -1, (record) -> {
@@ -91,10 +93,16 @@ class RedoLogTests {
             log.append(bytes("r2 renew pedido-2"));
             log.awaitDurable(log.append(bytes("r3 renew pedido-3")));
         }
-        // r1 torn by the crash: r2 and r3 are whole behind it
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
             channel.write(ByteBuffer.wrap(new byte[] { 0 }), RedoLog.HEADER + (afterFirst - base) - 1);
         }
+        return base;
+    }
+
+    @Test
+    void recordsACrashLeftBehindATornOneNeverComeBackAfterTheLogStartsAgain() throws Exception {
+        Path file = this.directory.resolve("skail-store.log");
+        long base = threeRecordsTheFirstTorn(file);
         long restartedAt;
         try (RedoLog log = RedoLog.open(file, base, (record) -> {
         })) {
@@ -112,18 +120,7 @@ class RedoLogTests {
     @Test
     void recordsACrashLeftBehindATornOneNeverComeBackWhenTheLogGoesOnWithoutARestart() throws Exception {
         Path file = this.directory.resolve("skail-store.log");
-        long base;
-        long afterFirst;
-        try (RedoLog log = RedoLog.open(file, -1, (record) -> {
-        })) {
-            base = log.end();
-            afterFirst = log.append(bytes("r1 renew pedido-1"));
-            log.append(bytes("r2 renew pedido-2"));
-            log.awaitDurable(log.append(bytes("r3 renew pedido-3")));
-        }
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            channel.write(ByteBuffer.wrap(new byte[] { 0 }), RedoLog.HEADER + (afterFirst - base) - 1);
-        }
+        long base = threeRecordsTheFirstTorn(file);
         byte[] crashed = Files.readAllBytes(file);
 
         try (RedoLog log = RedoLog.open(file, base, (record) -> {
