@@ -29,13 +29,18 @@ class RedoLogTests {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
-    private List<String> reopen(Path file, long from) throws Exception {
-        List<String> records = new ArrayList<>();
-        try (RedoLog log = RedoLog.open(file, from, (record) -> {
+    /** Applies each record by adding its text to {@code records}. */
+    private static java.util.function.Consumer<ByteBuffer> appendingTo(List<String> records) {
+        return (record) -> {
             byte[] read = new byte[record.remaining()];
             record.get(read);
             records.add(new String(read, StandardCharsets.UTF_8));
-        })) {
+        };
+    }
+
+    private List<String> reopen(Path file, long from) throws Exception {
+        List<String> records = new ArrayList<>();
+        try (RedoLog log = RedoLog.open(file, from, appendingTo(records))) {
             return records;
         }
     }
@@ -152,26 +157,28 @@ class RedoLogTests {
         };
     }
 
-    @Test
-    void recordsAKilledProcessLeftUnforcedAreOnTheDeviceOnceTheyAreAppliedAgain() throws Exception {
-        Path files = java.nio.file.Files.createDirectories(this.directory.resolve("disk"));
+    /**
+     * A record written by a process killed before its force (the kernel keeps the page), the log opened again by the
+     * next process, the record's trigger sent again and told it is recorded, then a loss of power that keeps nothing
+     * unforced.
+     * @param storedInTheMaps whether the killed process had stored the maps as of the record's end without forcing
+     * them (the next process reads that chunk from the kernel's cache, and the log has nothing after it)
+     * @param applied what the next process applies again from the log
+     * @return the log as the loss left it
+     */
+    private Path acknowledgedAgainAfterAKillThenPowerLost(boolean storedInTheMaps, List<String> applied)
+            throws Exception {
+        Path files = Files.createDirectories(this.directory.resolve("disk"));
         PowerLossDisk disk = PowerLossDisk.attach(files, keepsNothing());
         Path file = files.resolve("skail-store.log");
         Path after = this.directory.resolve("after-the-loss");
-        List<String> applied = new ArrayList<>();
         try {
             long created;
             try (RedoLog log = RedoLog.open(file, -1, (record) -> {
             }, disk::open)) {
-                // written, and the process killed before its force: the kernel keeps the page
                 created = log.append(bytes("pedido-1 criado"));
             }
-            try (RedoLog log = RedoLog.open(file, 0, (record) -> {
-                byte[] read = new byte[record.remaining()];
-                record.get(read);
-                applied.add(new String(read, StandardCharsets.UTF_8));
-            }, disk::open)) {
-                // the trigger is sent again, finds its execution, and is told it is recorded
+            try (RedoLog log = RedoLog.open(file, storedInTheMaps ? created : 0, appendingTo(applied), disk::open)) {
                 log.awaitDurable(created);
                 disk.cutNow(after);
             }
@@ -179,39 +186,28 @@ class RedoLogTests {
         finally {
             disk.detach();
         }
+        return after.resolve("skail-store.log");
+    }
+
+    @Test
+    void recordsAKilledProcessLeftUnforcedAreOnTheDeviceOnceTheyAreAppliedAgain() throws Exception {
+        List<String> applied = new ArrayList<>();
+
+        Path lost = acknowledgedAgainAfterAKillThenPowerLost(false, applied);
 
         assertThat(applied).containsExactly("pedido-1 criado");
-        assertThat(reopen(after.resolve("skail-store.log"), 0)).containsExactly("pedido-1 criado");
+        assertThat(reopen(lost, 0)).containsExactly("pedido-1 criado");
     }
 
     @Test
     void recordsBeforeMapsAKilledProcessStoredButNeverForcedAreOnTheDeviceOnceTheLogOpens() throws Exception {
-        Path files = java.nio.file.Files.createDirectories(this.directory.resolve("disk"));
-        PowerLossDisk disk = PowerLossDisk.attach(files, keepsNothing());
-        Path file = files.resolve("skail-store.log");
-        Path after = this.directory.resolve("after-the-loss");
         List<String> applied = new ArrayList<>();
-        try {
-            long created;
-            try (RedoLog log = RedoLog.open(file, -1, (record) -> {
-            }, disk::open)) {
-                // written; the maps stored as of the record's end (not forced); the process killed
-                created = log.append(bytes("pedido-1 criado"));
-            }
-            // the next process reads the maps' chunk from the kernel's cache: the log has nothing after it
-            try (RedoLog log = RedoLog.open(file, created, (record) -> applied.add("applied"), disk::open)) {
-                // the trigger is sent again, finds its execution, and is told it is recorded
-                log.awaitDurable(created);
-                disk.cutNow(after);
-            }
-        }
-        finally {
-            disk.detach();
-        }
+
+        Path lost = acknowledgedAgainAfterAKillThenPowerLost(true, applied);
 
         assertThat(applied).isEmpty();
         // the maps' chunk was never forced: after the loss they are older, and the log must hold the record
-        assertThat(reopen(after.resolve("skail-store.log"), 0)).containsExactly("pedido-1 criado");
+        assertThat(reopen(lost, 0)).containsExactly("pedido-1 criado");
     }
 
     @Test
