@@ -22,7 +22,6 @@ import dev.skail.platform.Lease;
 import dev.skail.platform.StepRow;
 import dev.skail.runtime.RuntimeSettings;
 import dev.skail.runtime.SkailRuntime;
-import dev.skail.platform.jdbc.JdbcExecutionStore;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -75,11 +74,6 @@ public final class CoreScenarios {
         this.runtime = runtime;
     }
 
-    /** The dialect the worker's defaults are resolved with: the local store's are H2's. */
-    static dev.skail.platform.jdbc.SqlDialect dialect(ExecutionStore store) {
-        return (store instanceof JdbcExecutionStore jdbc) ? jdbc.dialect() : dev.skail.platform.jdbc.SqlDialect.H2;
-    }
-
     public static void main(String[] args) throws Exception {
         Settings settings = Settings.fromSystemProperties();
         try (ConfigurableApplicationContext context = BenchApplication.start();
@@ -89,7 +83,7 @@ public final class CoreScenarios {
             // the worker's concurrency as the product resolves it
             store.put("concurrency", String.valueOf(context.getBean(SkailProperties.class)
                 .getWorker()
-                .concurrency(dialect(context.getBean(ExecutionStore.class)))));
+                .concurrency()));
             System.out.println(STORE_NOTE + counters.describe());
             Results.print("store", store);
             Map<String, Long> atStart = counters.read();

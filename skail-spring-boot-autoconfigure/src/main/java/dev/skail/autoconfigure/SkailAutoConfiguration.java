@@ -99,7 +99,7 @@ public final class SkailAutoConfiguration {
         config.setJdbcUrl(url);
         config.setUsername(store.getUsername());
         config.setPassword(store.getPassword());
-        config.setMaximumPoolSize(store.maxPoolSize(dialect, properties.getWorker().concurrency(dialect)));
+        config.setMaximumPoolSize(store.maxPoolSize(dialect, properties.getWorker().concurrency()));
         config.setConnectionTimeout(store.getConnectionTimeout().toMillis());
         config.setInitializationFailTimeout(-1);
         String schema = schema(store.getSchema());
@@ -323,7 +323,8 @@ public final class SkailAutoConfiguration {
     }
 
     private static String defaultInstanceId() {
-        String host = hostName(System::getenv, Path.of("/proc/sys/kernel/hostname"));
+        String host = hostName(System::getenv, Path.of("/proc/sys/kernel/hostname"),
+                SkailAutoConfiguration::lookedUpHostName);
         // a host name is at most 253 characters; the id is named on every lease and must stay short
         return host.substring(0, Math.min(host.length(), 64)) + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
@@ -331,10 +332,11 @@ public final class SkailAutoConfiguration {
     /**
      * This machine's name, read without a name lookup where the platform allows: {@code HOSTNAME} (set in containers,
      * a pod's name on Kubernetes), the kernel's name on Linux, {@code COMPUTERNAME} on Windows; only then
-     * {@link InetAddress#getLocalHost()}, which resolves the name (seconds at start-up on a machine whose own name
-     * does not resolve; on macOS, where none of the three is usually set, that lookup is still made).
+     * {@code lookUp}: {@link InetAddress#getLocalHost()}, which resolves the name (seconds at start-up on a machine
+     * whose own name does not resolve; on macOS, where none of the three is usually set, that lookup is still made).
      */
-    static String hostName(java.util.function.Function<String, @Nullable String> environment, Path kernelHostName) {
+    static String hostName(java.util.function.Function<String, @Nullable String> environment, Path kernelHostName,
+            java.util.function.Supplier<String> lookUp) {
         String set = environment.apply("HOSTNAME");
         if (set != null && !set.isBlank()) {
             return set.strip();
@@ -352,6 +354,10 @@ public final class SkailAutoConfiguration {
         if (windows != null && !windows.isBlank()) {
             return windows.strip();
         }
+        return lookUp.get();
+    }
+
+    private static String lookedUpHostName() {
         try {
             return InetAddress.getLocalHost().getHostName();
         }
@@ -370,7 +376,7 @@ public final class SkailAutoConfiguration {
         // the store skail keeps itself is local as H2 is: as many workers, the same prefetch
         SqlDialect dialect = (store instanceof JdbcExecutionStore jdbc) ? jdbc.dialect()
                 : (store instanceof LocalStore) ? SqlDialect.H2 : null;
-        return new SkailWorker(runtime, store, clock.getIfAvailable(Clock::systemUTC), worker.concurrency(dialect),
+        return new SkailWorker(runtime, store, clock.getIfAvailable(Clock::systemUTC), worker.concurrency(),
                 worker.prefetch(dialect), worker.getPollInterval(), worker.getShutdownTimeout());
     }
 

@@ -417,12 +417,8 @@ public class SkailProperties {
             return this.concurrency;
         }
 
-        /**
-         * The concurrency set, or the default: 8 per core, at least 32, whatever the store.
-         * @param dialect the database of the execution store, or {@code null} for a store of the application's own
-         * (no longer changes the default; kept for callers)
-         */
-        public int concurrency(@Nullable SqlDialect dialect) {
+        /** The concurrency set, or the default: 8 per core, at least 32, whatever the store. */
+        public int concurrency() {
             if (this.concurrency != null) {
                 return this.concurrency;
             }
@@ -446,7 +442,7 @@ public class SkailProperties {
             if (this.prefetch != null) {
                 return this.prefetch;
             }
-            return (dialect == SqlDialect.H2) ? concurrency(dialect) / 2 : 0;
+            return (dialect == SqlDialect.H2) ? concurrency() / 2 : 0;
         }
 
         public void setPrefetch(@Nullable Integer prefetch) {

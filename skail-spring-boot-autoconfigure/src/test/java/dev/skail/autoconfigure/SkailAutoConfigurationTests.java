@@ -151,7 +151,7 @@ class SkailAutoConfigurationTests {
         assertThat(store.maxPoolSize(SqlDialect.H2, 5)).isEqualTo(9);
         store.setMaxPoolSize(3);
         assertThat(store.maxPoolSize(SqlDialect.POSTGRESQL, 40)).isEqualTo(3);
-        assertThat(new SkailProperties.Worker().concurrency(null)).isEqualTo(expected);
+        assertThat(new SkailProperties.Worker().concurrency()).isEqualTo(expected);
         assertThat(new SkailProperties.Worker().prefetch(null)).isZero();
     }
 

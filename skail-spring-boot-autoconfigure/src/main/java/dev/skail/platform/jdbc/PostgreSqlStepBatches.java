@@ -117,32 +117,24 @@ final class PostgreSqlStepBatches {
      */
     Outcome record(Lease lease, StepRow step, @Nullable Integer implied, long now, long leaseUntil, Single single)
             throws SQLException {
+        if (StoreDeadline.isSet()) {
+            // a request's deadline: not the others' statement to wait for, nor theirs to wait for it
+            return single.write();
+        }
         Pending mine = new Pending(lease, step, implied, now, leaseUntil, single);
-        @Nullable List<Pending> batch;
-        boolean queued = false;
+        boolean leads;
         synchronized (this.lock) {
-            if (StoreDeadline.isSet()) {
-                // a request's deadline: not the others' statement to wait for, nor theirs to wait for it
-                batch = null;
-            }
-            else if (!this.writing) {
+            leads = !this.writing;
+            if (leads) {
                 this.writing = true;
-                batch = List.of(mine);
             }
             else {
                 this.queue.add(mine);
-                queued = true;
-                batch = null;
             }
         }
-        if (queued) {
-            batch = awaitTurn(mine);
-        }
-        if (batch == null && !mine.done) {
-            return single.write();
-        }
-        if (!mine.done) {
-            lead(Objects.requireNonNull(batch));
+        @Nullable List<Pending> batch = leads ? List.of(mine) : awaitTurn(mine);
+        if (batch != null) {
+            lead(batch);
         }
         if (mine.alone) {
             return single.write();

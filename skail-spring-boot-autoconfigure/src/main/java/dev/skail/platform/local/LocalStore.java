@@ -83,7 +83,6 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
 
     private static final byte[] EMPTY = { Rows.FORMAT };
 
-
     /** How far {@code updated_at} may lag behind the last step of a running execution (as the JDBC store's). */
     private static final long UPDATED_AT_GRANULARITY_MILLIS = 1000;
 
@@ -473,6 +472,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
                 String taskId = leasedTaskId(keys.next());
                 byte[] value = (taskId != null) ? this.executions.get(taskId) : null;
                 Execution execution = (value != null) ? Rows.execution(value) : null;
+                // the row itself decides: the index names what to read
                 if (execution != null && execution.status() == ExecutionStatus.RUNNING
                         && !Objects.equals(execution.leaseUntil(), 0L)) {
                     running.add(execution);
@@ -1482,7 +1482,7 @@ public final class LocalStore implements ExecutionStore, AutoCloseable {
      * The task id of a key of the index of due work that holds a running execution's lease (not yet taken back: its
      * lease is not 0), or {@code null} for any other key.
      */
-    static @Nullable String leasedTaskId(String dueKey) {
+    private static @Nullable String leasedTaskId(String dueKey) {
         int at = 0;
         for (int part = 0; part < 2; part++) {
             int colon = dueKey.indexOf(':', at);
