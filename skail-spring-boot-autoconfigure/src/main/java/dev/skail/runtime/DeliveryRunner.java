@@ -43,8 +43,9 @@ final class DeliveryRunner {
         this.store = runtime.store();
     }
 
-    void deliver(Lease lease) {
-        deliver(lease, null, 0);
+    /** @return whether the delivery's end made no other work due (see {@link #deliver(Lease, StoredHistory, long)}) */
+    boolean deliver(Lease lease) {
+        return deliver(lease, null, 0);
     }
 
     /**
@@ -53,18 +54,22 @@ final class DeliveryRunner {
      * function waits for them)
      * @param knownNanos when {@code known} was known ({@link System#nanoTime}); a cancel requested since is asked of
      * the store as a delivery asks every second
+     * @return whether the delivery's end made no other work due, so that the worker need not claim for it: its
+     * execution, with no parent to wake, ended (completed, failed for good or cancelled) without starting a child.
+     * {@code false} for any other end: a suspension, a redelivery, an execution given back or abandoned is due again
+     * (now or later), a child started is due, and a parent is woken by its child's end
      */
-    void deliver(Lease lease, @Nullable StoredHistory known, long knownNanos) {
+    boolean deliver(Lease lease, @Nullable StoredHistory known, long knownNanos) {
         this.runtime.deliveryStarted(lease.taskId());
         try {
-            run(lease, known, knownNanos);
+            return run(lease, known, knownNanos);
         }
         finally {
             this.runtime.deliveryEnded(lease.taskId());
         }
     }
 
-    private void run(Lease lease, @Nullable StoredHistory known, long knownNanos) {
+    private boolean run(Lease lease, @Nullable StoredHistory known, long knownNanos) {
         StoredHistory history;
         long historyNanos = knownNanos;
         try {
@@ -81,17 +86,17 @@ final class DeliveryRunner {
             // store refuses is left to the lease, so that a row it cannot read is not claimed again at every poll)
             logger.warn("skail could not read the history of '" + lease.taskId() + "'; given back: " + ex.getMessage());
             safely(() -> this.store.release(lease, platformMillis()));
-            return;
+            return false;
         }
         if (history == null) {
-            return;
+            return false;
         }
         ExecutionRow execution = history.execution();
         FunctionDefinition definition = this.runtime.catalog().function(execution.function()).orElse(null);
         if (definition == null) {
             failForGood(lease, new SkailNotFoundException("Function '" + execution.function()
                     + "' is not declared in this runtime of " + execution.workload() + ":" + execution.version()));
-            return;
+            return false;
         }
         Object[] arguments;
         try {
@@ -99,7 +104,7 @@ final class DeliveryRunner {
         }
         catch (RuntimeException ex) {
             failForGood(lease, ex);
-            return;
+            return false;
         }
         Delivery delivery = new Delivery(this.runtime, lease, history, historyNanos);
         long due = (execution.nextRunAt() != null) ? execution.nextRunAt() : execution.updatedAt();
@@ -132,8 +137,13 @@ final class DeliveryRunner {
             // interrupted while async steps were still running: abandoned, not counted (settle sees it)
         }
         delivery.replayEnded();
-        span.end(settle(delivery, definition, result, failure));
+        String outcome = settle(delivery, definition, result, failure);
+        span.end(outcome);
+        return ENDED.contains(outcome) && execution.parentTaskId() == null && !delivery.writer.startedChild();
     }
+
+    /** The outcomes of {@link #settle} that end the execution. */
+    private static final Set<String> ENDED = Set.of("completed", "failed", "cancelled");
 
     private String settle(Delivery delivery, FunctionDefinition definition, @Nullable Object result,
             @Nullable Throwable failure) {

@@ -123,14 +123,23 @@ final class HistoryWriter {
         });
     }
 
+    /** Whether this delivery started a child: the child is due at once (see {@link DeliveryRunner#deliver}). */
+    private volatile boolean startedChild;
+
     /** Creates the child execution, with its tags, and records the parent's PENDING step that started it. */
     void startChild(StepRow pending, ExecutionRow child, List<Tag> childTags, long now) {
+        // set before the write: a write whose outcome is unknown may have created the child
+        this.startedChild = true;
         flush(now);
         write(() -> {
             this.store.startChild(this.lease, pending, child, childTags, now, this.leaseUntil.get());
             return null;
         });
         this.history.put(pending);
+    }
+
+    boolean startedChild() {
+        return this.startedChild;
     }
 
     /** Tags the execution, unless the store has that tag already. */

@@ -385,17 +385,21 @@ public class SkailRuntime {
     private record ServedVersions(String workload, long at, @Nullable Set<String> versions) {
     }
 
-    /** Runs one delivery of the execution this lease holds. */
-    void deliver(Lease lease) {
-        new DeliveryRunner(this).deliver(lease);
+    /**
+     * Runs one delivery of the execution this lease holds.
+     * @return whether its end made no other work due (see {@link DeliveryRunner#deliver(Lease, StoredHistory, long)})
+     */
+    boolean deliver(Lease lease) {
+        return new DeliveryRunner(this).deliver(lease);
     }
 
     /**
      * Runs an execution whose history is known without a read: created claimed by this process, or told by its claim.
      * @param knownNanos when it was known ({@link System#nanoTime})
+     * @return whether its end made no other work due
      */
-    void deliver(Lease lease, StoredHistory known, long knownNanos) {
-        new DeliveryRunner(this).deliver(lease, known, knownNanos);
+    boolean deliver(Lease lease, StoredHistory known, long knownNanos) {
+        return new DeliveryRunner(this).deliver(lease, known, knownNanos);
     }
 
     /** The arguments an execution was triggered with, decoded with the function's declared parameter types. */

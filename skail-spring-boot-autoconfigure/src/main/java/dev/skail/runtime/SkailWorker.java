@@ -88,6 +88,13 @@ public class SkailWorker implements SmartLifecycle {
     private volatile boolean drained = true;
 
     /**
+     * Whether a poll found no slot free for its claim: the next delivery to end polls again, since the work that poll
+     * was asked for may wait in the store. A delivery reads it after giving its slot back, and a poll re-reads the slots
+     * after setting it, so one of the two always sees the other. Cleared by a poll that claims.
+     */
+    private volatile boolean missed;
+
+    /**
      * How long a trigger that finds every slot taken by a poll's claim waits for the claim to end: a claim on an idle
      * runtime finds nothing and gives its slots back within a millisecond or two, and the trigger then runs its
      * execution at once; when the claim fills the slots (work was waiting), the trigger's execution waits its turn.
@@ -228,7 +235,10 @@ public class SkailWorker implements SmartLifecycle {
         // while the next claim waits for the store: on the embedded store a claim rides the group commit's next batch
         int capacity = this.drained ? this.concurrency : this.concurrency + this.prefetch;
         if (this.busy.get() >= capacity) {
-            return;
+            this.missed = true;
+            if (this.busy.get() >= capacity) {
+                return;
+            }
         }
         // the free slots are taken before the claim, so that triggers handing executions over meanwhile never make
         // this worker run more than its concurrency; such a trigger may wait for the claim to end (reserve)
@@ -236,9 +246,15 @@ public class SkailWorker implements SmartLifecycle {
         this.claiming = claim;
         int free = takeFreeSlots(capacity - this.triggersWaiting.get());
         if (free <= 0) {
-            claim.countDown();
-            return;
+            this.missed = true;
+            free = takeFreeSlots(capacity - this.triggersWaiting.get());
+            if (free <= 0) {
+                claim.countDown();
+                return;
+            }
         }
+        // this claim reads the store after the mark is cleared: what it was asked for, it finds
+        this.missed = false;
         int started = 0;
         try {
             long now = this.clock.millis();
@@ -523,15 +539,16 @@ public class SkailWorker implements SmartLifecycle {
      * asked of the store at its first step when that was a second or more ago
      */
     private void run(Lease lease, @Nullable StoredHistory known, long knownNanos) {
+        boolean quiet = false;
         try {
             if (this.lost.remove(lease)) {
                 logger.info("skail did not start '" + lease.taskId() + "': another runner holds it now");
             }
             else if (known != null) {
-                this.runtime.deliver(lease, known, knownNanos);
+                quiet = this.runtime.deliver(lease, known, knownNanos);
             }
             else {
-                this.runtime.deliver(lease);
+                quiet = this.runtime.deliver(lease);
             }
         }
         catch (RuntimeException | Error ex) {
@@ -541,7 +558,13 @@ public class SkailWorker implements SmartLifecycle {
             this.running.remove(lease.taskId(), lease);
             this.lost.remove(lease);
             this.busy.decrementAndGet();
-            nudge();
+            // the slot it frees is claimed for when work may wait: a backlog (the last claim filled its slots, or
+            // failed), a poll that found no slot, or work this delivery's end made due. Otherwise a claim would find
+            // nothing (every other arrival of work asks for its own poll), and would hold up the next trigger here
+            // (reserve waits for a claim that holds the slots)
+            if (!quiet || this.missed || !this.drained) {
+                nudge();
+            }
         }
     }
 

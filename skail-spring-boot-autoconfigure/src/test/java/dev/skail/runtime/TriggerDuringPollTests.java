@@ -54,6 +54,9 @@ class TriggerDuringPollTests {
 
     static final Map<String, AtomicInteger> releases = new ConcurrentHashMap<>();
 
+    /** The claims the worker made of the store. */
+    static final AtomicInteger claims = new AtomicInteger();
+
     @Autowired
     SkailClient client;
 
@@ -193,6 +196,33 @@ class TriggerDuringPollTests {
         assertThat(this.pedidos.runs("pedido-9")).isEqualTo(1);
     }
 
+    @Test
+    void anExecutionThatEndsAsksForNoClaimSoTheNextTriggerRunsAtOnce() throws Exception {
+        int before = claims.get();
+        for (int i = 1; i <= 3; i++) {
+            // its result is told before its delivery gives the one slot back: the next trigger comes once it has
+            QuietWorker.await(this.worker, Duration.ofSeconds(10));
+            String pedido = "pedido-seq-" + i;
+            BigDecimal valor = new BigDecimal("10.5" + i);
+            SkailHandle<BigDecimal> handle = this.client.trigger(pedido, Pedidos.class,
+                    (p) -> p.processarPedido(pedido, valor));
+            // the slot was free: created claimed, running here at once
+            assertThat(handle.execution().status()).isEqualTo(ExecutionStatus.RUNNING);
+            this.pedidos.mayCharge(pedido).countDown();
+            assertThat(handle.result(Duration.ofSeconds(10))).isEqualByComparingTo(valor)
+                .extracting(BigDecimal::scale)
+                .isEqualTo(2);
+        }
+        QuietWorker.await(this.worker, Duration.ofSeconds(10));
+
+        // nothing else was due: no end asked the store for work (each used to, and a trigger then waited for that
+        // claim to give the slot back); the three ran once each
+        assertThat(claims.get() - before).isZero();
+        for (int i = 1; i <= 3; i++) {
+            assertThat(this.pedidos.runs("pedido-seq-" + i)).isEqualTo(1);
+        }
+    }
+
     /** Triggers an order on a thread of its own, as a caller of the application would. */
     private Thread trigger(String pedido, BigDecimal valor, CompletableFuture<SkailHandle<BigDecimal>> triggered) {
         Thread caller = new Thread(() -> {
@@ -221,6 +251,9 @@ class TriggerDuringPollTests {
         @Bean
         static BeanPostProcessor claimThatWaits() {
             return StoreInterception.around((call) -> {
+                if (call.name().startsWith("claimDue")) {
+                    claims.incrementAndGet();
+                }
                 if (call.name().startsWith("claimDue") && claimArmed) {
                     claimArmed = false;
                     claimEntered.countDown();
