@@ -323,8 +323,12 @@ public final class SkailAutoConfiguration {
     }
 
     private static String defaultInstanceId() {
-        String host = hostName(System::getenv, Path.of("/proc/sys/kernel/hostname"),
-                SkailAutoConfiguration::lookedUpHostName);
+        return instanceId(hostName(System::getenv, Path.of("/proc/sys/kernel/hostname"),
+                SkailAutoConfiguration::lookedUpHostName));
+    }
+
+    /** The default instance id on a machine of this name: the name's first 64 characters and a random suffix. */
+    static String instanceId(String host) {
         // a host name is at most 253 characters; the id is named on every lease and must stay short
         return host.substring(0, Math.min(host.length(), 64)) + "-" + UUID.randomUUID().toString().substring(0, 8);
     }

@@ -56,4 +56,17 @@ class InstanceIdTests {
         assertThat(SkailAutoConfiguration.hostName(Map.<String, String>of()::get, missing, () -> "caixa.local"))
             .isEqualTo("caixa.local");
     }
+
+    @Test
+    void aLongHostNameIsCutTo64CharactersBeforeTheRandomSuffix() {
+        // a fully qualified name of 253 characters, the most DNS allows
+        String host = ("pedidos-" + "a".repeat(55) + ".").repeat(4).substring(0, 253);
+
+        String id = SkailAutoConfiguration.instanceId(host);
+
+        assertThat(id).hasSize(64 + 1 + 8).startsWith(host.substring(0, 64) + "-");
+        assertThat(id.substring(65)).matches("[0-9a-f]{8}");
+        assertThat(SkailAutoConfiguration.instanceId(host)).as("another start's id").isNotEqualTo(id);
+        assertThat(SkailAutoConfiguration.instanceId("caixa-01")).matches("caixa-01-[0-9a-f]{8}");
+    }
 }
