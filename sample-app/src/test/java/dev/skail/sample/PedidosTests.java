@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The sample's order flow, end to end through its own controller and the skail routes. No timed poll (1 h): a poll
  * holds the worker's free slots while it claims, and a trigger at that moment would find none; the work runs on the
- * trigger's hand-off and on the poll each delivery's end asks for.
+ * trigger's hand-off and on the polls that a delay's sleep, an event and a delivery's end (when work may wait) ask for.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "skail.store.url=jdbc:h2:mem:sample-${random.uuid};DB_CLOSE_DELAY=-1",

@@ -256,6 +256,7 @@ public class SkailWorker implements SmartLifecycle {
         // this claim reads the store after the mark is cleared: what it was asked for, it finds
         this.missed = false;
         int started = 0;
+        boolean filled = false;
         try {
             long now = this.clock.millis();
             // an execution with no step, attempt or event yet comes with its history, told by the claim (no read then)
@@ -263,6 +264,7 @@ public class SkailWorker implements SmartLifecycle {
                     this.runtime.settings().version(), this.runtime.settings().instanceId(), free, now,
                     this.runtime.leaseUntil(), Set.copyOf(this.running.keySet()));
             this.drained = claimed.size() < free;
+            filled = !this.drained;
             for (ExecutionStore.Claimed one : claimed) {
                 started++;
                 startReserved(one.lease(), one.history());
@@ -280,6 +282,11 @@ public class SkailWorker implements SmartLifecycle {
         finally {
             this.busy.addAndGet(-(free - started));
             claim.countDown();
+        }
+        // work waits, and a delivery that ended during the claim read the backlog's mark before the claim set it:
+        // the slot it freed is claimed for now (the mark is written before the slots are read, as above)
+        if (filled && this.busy.get() < capacity) {
+            nudge();
         }
     }
 
@@ -395,6 +402,10 @@ public class SkailWorker implements SmartLifecycle {
     /** Gives back a slot {@link #reserve} took and no execution used. */
     void unreserve() {
         this.busy.decrementAndGet();
+        if (this.missed) {
+            // a poll found this slot held for the trigger: it is free again for the work that poll was asked for
+            nudge();
+        }
     }
 
     /**
@@ -408,6 +419,8 @@ public class SkailWorker implements SmartLifecycle {
         if (pool == null || this.running.putIfAbsent(lease.taskId(), lease) != null) {
             unreserve();
             releaseQuietly(lease);
+            // given back, it is due at once
+            nudge();
             return;
         }
         try {
@@ -417,6 +430,7 @@ public class SkailWorker implements SmartLifecycle {
             unreserve();
             this.running.remove(lease.taskId(), lease);
             releaseQuietly(lease);
+            nudge();
         }
     }
 

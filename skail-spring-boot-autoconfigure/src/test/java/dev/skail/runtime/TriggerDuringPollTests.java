@@ -201,7 +201,8 @@ class TriggerDuringPollTests {
         int before = claims.get();
         for (int i = 1; i <= 3; i++) {
             // its result is told before its delivery gives the one slot back: the next trigger comes once it has
-            QuietWorker.await(this.worker, Duration.ofSeconds(10));
+            // (waiting without asking for a poll, as QuietWorker would)
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(this.worker::quiet);
             String pedido = "pedido-seq-" + i;
             BigDecimal valor = new BigDecimal("10.5" + i);
             SkailHandle<BigDecimal> handle = this.client.trigger(pedido, Pedidos.class,
@@ -213,7 +214,7 @@ class TriggerDuringPollTests {
                 .extracting(BigDecimal::scale)
                 .isEqualTo(2);
         }
-        QuietWorker.await(this.worker, Duration.ofSeconds(10));
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(this.worker::quiet);
 
         // nothing else was due: no end asked the store for work (each used to, and a trigger then waited for that
         // claim to give the slot back); the three ran once each
