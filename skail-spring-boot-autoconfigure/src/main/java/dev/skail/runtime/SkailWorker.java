@@ -389,6 +389,11 @@ public class SkailWorker implements SmartLifecycle {
         return !this.pollPending.get() && !this.polling && this.claiming.getCount() == 0 && this.busy.get() == 0;
     }
 
+    /** For tests: the slots taken, by running executions and by a poll's claim (see {@link #takeFreeSlots}). */
+    int slotsTaken() {
+        return this.busy.get();
+    }
+
     /** For tests: whether the last claim drained the store (see {@link #reserve}). */
     boolean drained() {
         return this.drained;
