@@ -64,13 +64,6 @@ abstract class JdbcCustomization {
     }
 
     /**
-     * Tells the instances that share the database that the execution has ended (callers may wait for its result
-     * there), in the caller's transaction. Nothing by default: one process, whose runtime tells its own waiters.
-     */
-    void announceEnded(Connection connection, String taskId) throws SQLException {
-    }
-
-    /**
      * Calls {@code ended} with the id of each execution another instance ends, and with {@code null} whenever
      * listening starts (again). Nothing by default.
      * @return what stops listening

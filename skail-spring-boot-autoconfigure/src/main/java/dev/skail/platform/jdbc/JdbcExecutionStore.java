@@ -116,6 +116,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     /** PostgreSQL: the usual steps of concurrent executions, written by one statement. */
     private final @Nullable PostgreSqlStepBatches stepBatches;
 
+    /** On PostgreSQL, what tells the other instances of each end, once committed (see {@link #onEnded}). */
+    private final @Nullable PostgreSqlEndAnnouncements ends;
+
     /**
      * @param dataSource the store's own data source
      * @param dialect its database's dialect
@@ -148,7 +151,13 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         this.customization = JdbcCustomization.of(dialect);
         this.groupCommit = (dialect == SqlDialect.H2) ? new GroupCommit(dataSource, this.customization, 64) : null;
         this.stepBatches = (dialect == SqlDialect.POSTGRESQL) ? new PostgreSqlStepBatches(dataSource) : null;
+        this.ends = (dialect == SqlDialect.POSTGRESQL) ? new PostgreSqlEndAnnouncements(dataSource) : null;
         retry.gate(() -> this.notReady);
+    }
+
+    /** PostgreSQL's announcements of ends (tests). */
+    @Nullable PostgreSqlEndAnnouncements ends() {
+        return this.ends;
     }
 
     /** PostgreSQL's batches of steps (tests). */
@@ -221,6 +230,10 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     public void close() throws Exception {
         this.closed = true;
         try {
+            if (this.ends != null) {
+                // before the pool: the ends announced already are sent on it
+                this.ends.close();
+            }
             for (AutoCloseable listener : this.listeners) {
                 listener.close();
             }
@@ -327,8 +340,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     /**
      * {@inheritDoc}
      * <p>
-     * On PostgreSQL, a connection of the pool listens on the channel of ended executions, which {@link #complete},
-     * {@link #fail} and {@link #cancelled} notify in their transaction; on H2 there is nothing to listen to.
+     * On PostgreSQL, a connection of the pool listens on the channel of ended executions, which the ends of
+     * {@link #complete}, {@link #fail} and {@link #cancelled} are announced on once committed (together when they come
+     * together, see {@link PostgreSqlEndAnnouncements}); on H2 there is nothing to listen to.
      */
     @Override
     public ExecutionStore.Listening onEnded(java.util.function.Consumer<@Nullable String> ended) {
@@ -349,7 +363,7 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
         };
     }
 
-    /** On PostgreSQL: every end notifies in its transaction ({@link #onEnded}). */
+    /** On PostgreSQL: every end is announced once committed ({@link #onEnded}). */
     @Override
     public boolean announcesEnds() {
         return this.dialect == SqlDialect.POSTGRESQL;
@@ -1436,14 +1450,16 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public @Nullable TaggedExecution completeAndTell(Lease lease, @Nullable String resultJson, long now) {
         if (this.dialect == SqlDialect.POSTGRESQL) {
-            return this.retry.run("complete " + lease.taskId(), () -> completeInOneStatement(lease, resultJson, now));
+            TaggedExecution ended = this.retry.run("complete " + lease.taskId(),
+                    () -> completeInOneStatement(lease, resultJson, now));
+            announceEnded(lease.taskId());
+            return ended;
         }
         this.retry.run("complete " + lease.taskId(), () -> inGroup(connection -> {
             endLease(connection, lease, "status = 'COMPLETED', result = ?, next_run_at = NULL, updated_at = ?",
                     resultJson, now);
             update(connection, WAKE_PARENT, now, lease.taskId());
             this.customization.announceParentDue(connection, lease.taskId());
-            this.customization.announceEnded(connection, lease.taskId());
             return null;
         }));
         return null;
@@ -1451,8 +1467,8 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     /**
      * The end of an execution on PostgreSQL in one statement and one round trip, committed on its own: the fenced
-     * update, the parent's wake-up, and the notifications of both (sent at its commit), as {@link #complete} does in
-     * several elsewhere.
+     * update, the parent's wake-up and its notification (sent at its commit), as {@link #complete} does in several
+     * elsewhere. The end itself is announced after the commit ({@link #announceEnded}).
      * @return the execution as it ended, with its tags
      * @throws LeaseLostException if the lease is no longer held
      */
@@ -1499,9 +1515,20 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             }
             update(connection, WAKE_PARENT, now, lease.taskId());
             this.customization.announceParentDue(connection, lease.taskId());
-            this.customization.announceEnded(connection, lease.taskId());
             return null;
         }));
+        announceEnded(lease.taskId());
+    }
+
+    /**
+     * Tells the other instances sharing the database that the execution has ended, once its end has committed
+     * (callers may wait for its result there): on PostgreSQL only, soon and together with other ends; this process's
+     * runtime tells its own waiters.
+     */
+    private void announceEnded(String taskId) {
+        if (this.ends != null) {
+            this.ends.announce(taskId);
+        }
     }
 
     @Override
@@ -1553,9 +1580,9 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
                     + "updated_at = ?", resultJson, errorJson, now);
             update(connection, WAKE_PARENT, now, lease.taskId());
             this.customization.announceParentDue(connection, lease.taskId());
-            this.customization.announceEnded(connection, lease.taskId());
             return null;
         }));
+        announceEnded(lease.taskId());
     }
 
     /**

@@ -124,7 +124,8 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
 
     /**
      * An execution's end in one statement (see {@code JdbcExecutionStore.complete}): the update fenced by the lease,
-     * the parent's wake-up when it waits, its notification and the notification of the end. The first column counts
+     * the parent's wake-up when it waits and its notification (the end itself is announced after the commit, see
+     * {@link PostgreSqlEndAnnouncements}). The first column counts
      * the executions ended: 0 when the lease is lost. The execution's row as ended follows (from column
      * {@link #COMPLETE_ROW}, in the columns {@link JdbcExecutionStore#executionRow} reads, all null when the lease is
      * lost), then its tags' keys and values as two arrays in the order of keys and values.
@@ -138,14 +139,13 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
             + "RETURNING parent.task_id, parent.workload, parent.version, parent.status) "
             + "SELECT (SELECT COUNT(*) FROM done), (SELECT COUNT(pg_notify(" + channel("workload", "version")
             + ", task_id)) FROM woken WHERE status = 'WAITING'), "
-            + "(SELECT COUNT(pg_notify(" + ENDED_CHANNEL + ", task_id)) FROM done), "
             + JdbcExecutionStore.executionColumns("d.") + ", "
             + "ARRAY(SELECT t.tag_key FROM skail_tag t WHERE t.task_id = d.task_id ORDER BY t.tag_key, t.tag_value), "
             + "ARRAY(SELECT t.tag_value FROM skail_tag t WHERE t.task_id = d.task_id ORDER BY t.tag_key, t.tag_value) "
             + "FROM (SELECT 1) one LEFT JOIN done d ON TRUE";
 
     /** Where the ended execution's row starts in {@link #COMPLETE}'s answer. */
-    static final int COMPLETE_ROW = 4;
+    static final int COMPLETE_ROW = 3;
 
     private static final String NOTIFY_PARENT = NOTIFY + "task_id = "
             + "(SELECT parent_task_id FROM skail_execution WHERE task_id = ?) AND status = 'WAITING'";
@@ -249,14 +249,6 @@ final class PostgreSqlJdbcCustomization extends JdbcCustomization {
                 wakeUp);
     }
 
-
-    @Override
-    void announceEnded(Connection connection, String taskId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_notify(" + ENDED_CHANNEL + ", ?)")) {
-            ps.setString(1, taskId);
-            ps.execute();
-        }
-    }
 
     @Override
     AutoCloseable listenEnded(DataSource dataSource, java.util.function.Consumer<@Nullable String> ended) {

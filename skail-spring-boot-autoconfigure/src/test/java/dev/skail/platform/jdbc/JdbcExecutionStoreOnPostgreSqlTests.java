@@ -459,6 +459,69 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         assertThat(listener.listening()).isFalse();
     }
 
+    @Test
+    void anEndIsAnnouncedOnceCommittedAndEndsThatComeWhileOneIsSentGoTogetherInTheNext() throws Exception {
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> notEndedWhenHeard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        dev.skail.platform.ExecutionStore.Listening listener = (dev.skail.platform.ExecutionStore.Listening) this.store
+            .onEnded((taskId) -> {
+                if (taskId != null) {
+                    // the store's end is heard only once committed: any reader sees it ended
+                    if (taskId.equals("t-1")
+                            && !this.store.find(taskId).map((row) -> row.status().isTerminal()).orElse(false)) {
+                        notEndedWhenHeard.add(taskId);
+                    }
+                    heard.add(taskId);
+                }
+            });
+        java.util.concurrent.CountDownLatch firstSendMayConnect = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+        PostgreSqlEndAnnouncements announcements = new PostgreSqlEndAnnouncements(
+                new org.springframework.jdbc.datasource.DelegatingDataSource(this.pool) {
+                    @Override
+                    public Connection getConnection() throws SQLException {
+                        if (first.getAndSet(false)) {
+                            try {
+                                firstSendMayConnect.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                            }
+                            catch (InterruptedException ex) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                        return super.getConnection();
+                    }
+                });
+        try {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(listener::listening);
+
+            // the store's own: an end it completes is heard, and is ended when heard
+            Lease lease = claimed("[{\"valor\":99.90,\"em\":\"2026-12-06T09:15:30-03:00\"}]");
+            this.store.complete(lease, "{\"cobrado\":99.90}", 200);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> heard.contains("t-1"));
+
+            // the first send waits for its connection with pedido-0; the ten that come meanwhile go in the next
+            announcements.announce("pedido-0");
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !first.get());
+            for (int i = 1; i <= 10; i++) {
+                announcements.announce("pedido-" + i);
+            }
+            firstSendMayConnect.countDown();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> java.util.stream.IntStream.rangeClosed(0, 10)
+                    .allMatch((i) -> heard.contains("pedido-" + i)));
+            assertThat(announcements.counts()).containsExactly(2L, 11L);
+        }
+        finally {
+            announcements.close();
+            listener.close();
+        }
+        assertThat(notEndedWhenHeard).as("heard before the end committed").isEmpty();
+        assertThat(this.store.ends().counts()[1]).as("ends the store announced").isEqualTo(1L);
+        // closed, it announces nothing more
+        announcements.announce("pedido-late");
+        assertThat(announcements.counts()).containsExactly(2L, 11L);
+    }
+
     /** Execution {@code t-1}, created with these arguments and claimed at 100 with a lease until 30,100. */
     /** A store on this test's pool whose statements are counted. */
     private JdbcExecutionStore countingStatements(AtomicInteger statements) {
