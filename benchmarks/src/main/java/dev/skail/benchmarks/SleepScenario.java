@@ -33,7 +33,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * runtime idle, its pools at their working size). The harness's own caller threads are left out of the count, and
  * so are threads that come and go on their own whatever sleeps ({@link #TRANSIENT}: HikariCP's helper that adds
  * connections is started whenever a borrower has to wait and ends after a few seconds idle, even in a full pool; the
- * JVM's attach listener). Those seen are listed apart, {@code transient_threads_seen}.</li>
+ * JVM's attach listener; on PostgreSQL the store's announcer of ends, started by ends and ended 30 seconds after the
+ * last). Those seen are listed apart, {@code transient_threads_seen}.</li>
  * <li>Woken: skail's clock (a {@link VirtualClock}, as {@link SkailTestConfiguration} declares it) is moved past the
  * delay, which wakes the worker as a timer falling due would at its next poll; the time runs until the store counts
  * them all COMPLETED (asked once their command has run for all of them, which the command counts in this
@@ -51,7 +52,8 @@ public final class SleepScenario {
      * closer (a pool's executors of one thread, started on demand and ended after a few seconds idle) and the JVM's
      * attach listener (started when a tool attaches, a profiler for instance).
      */
-    private static final Pattern TRANSIENT = Pattern.compile(".*:connection-(adder|closer)|Attach_Listener");
+    private static final Pattern TRANSIENT = Pattern.compile(
+            ".*:connection-(adder|closer)|Attach_Listener|skail-ends-announcer");
 
     private final Settings settings;
 

@@ -155,8 +155,10 @@ public interface ExecutionStore {
     /**
      * Whether every end of an execution of the store, whichever instance or process ends it, reaches {@link #onEnded}
      * while its {@link Listening} listens. A runtime then trusts that an execution it created while listening, and has
-     * heard no end of since, has not ended: a caller that waits for it reads nothing as the wait starts. False by
-     * default.
+     * heard no end of since, has not ended: a caller that waits for it reads nothing as the wait starts. An end may be
+     * heard a moment after its commit; one whose instance stopped before announcing it is never heard, so the runtime
+     * also reads every waited-for execution every few seconds, and forgets that trust for an execution it reads ended.
+     * False by default.
      */
     default boolean announcesEnds() {
         return false;

@@ -134,7 +134,8 @@ public class SkailRuntime {
         this.asyncExecutor = new ThreadPoolExecutor(settings.asyncThreads(), settings.asyncThreads(), 30,
                 TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
         this.asyncExecutor.allowCoreThreadTimeOut(true);
-        this.results = new ResultWaiters(this::find, () -> store.onEnded(this::ended), this::endSignalledHere);
+        this.results = new ResultWaiters(this::readForWaiters, () -> store.onEnded(this::ended),
+                this::endSignalledHere);
     }
 
     public RuntimeSettings settings() {
@@ -790,6 +791,19 @@ public class SkailRuntime {
      * Whether the end of the execution, if it comes, is signalled to this process's waiters, and it had not ended when
      * that became so: a delivery of it runs here, or this process created it and has heard no end of it since.
      */
+    /**
+     * The execution as its waiters read it: read ended, it is no longer one whose end is still to be heard here (an
+     * end nobody announced, its instance stopped just after the end's commit, would otherwise leave later waits for it
+     * to the recheck).
+     */
+    private Optional<SkailExecution> readForWaiters(String taskId) {
+        Optional<SkailExecution> found = find(taskId);
+        if (found.isPresent() && found.get().status().isTerminal()) {
+            this.createdHere.remove(taskId);
+        }
+        return found;
+    }
+
     boolean endSignalledHere(String taskId) {
         return this.deliveringHere.contains(taskId) || createdHereAndHeard(taskId);
     }

@@ -21,6 +21,8 @@ final class JdbcStores implements AutoCloseable {
 
     private final List<HikariDataSource> pools = new ArrayList<>();
 
+    private final List<JdbcExecutionStore> stores = new ArrayList<>();
+
     JdbcExecutionStore h2() {
         HikariDataSource pool = pool("jdbc:h2:mem:engine-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", null);
         return store(pool, SqlDialect.H2);
@@ -53,15 +55,26 @@ final class JdbcStores implements AutoCloseable {
         return pool;
     }
 
-    private static JdbcExecutionStore store(HikariDataSource pool, SqlDialect dialect) {
+    private JdbcExecutionStore store(HikariDataSource pool, SqlDialect dialect) {
         JdbcExecutionStore store = new JdbcExecutionStore(pool, dialect,
                 new StoreRetry(dialect, 3, Duration.ofMillis(1), Duration.ofMillis(5)), pool);
+        this.stores.add(store);
         store.initialize();
         return store;
     }
 
     @Override
     public void close() {
+        // the stores first: their threads (listeners, the announcer of ends) stop before their pools close
+        for (JdbcExecutionStore store : this.stores) {
+            try {
+                store.close();
+            }
+            catch (Exception ex) {
+                // its pool is closed below all the same
+            }
+        }
+        this.stores.clear();
         this.pools.forEach(HikariDataSource::close);
         this.pools.clear();
     }

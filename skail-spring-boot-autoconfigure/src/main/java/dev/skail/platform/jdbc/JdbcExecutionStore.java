@@ -229,11 +229,11 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public void close() throws Exception {
         this.closed = true;
+        if (this.ends != null) {
+            // before the pool: the ends announced already are sent on it
+            this.ends.close();
+        }
         try {
-            if (this.ends != null) {
-                // before the pool: the ends announced already are sent on it
-                this.ends.close();
-            }
             for (AutoCloseable listener : this.listeners) {
                 listener.close();
             }
@@ -1450,10 +1450,14 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
     @Override
     public @Nullable TaggedExecution completeAndTell(Lease lease, @Nullable String resultJson, long now) {
         if (this.dialect == SqlDialect.POSTGRESQL) {
-            TaggedExecution ended = this.retry.run("complete " + lease.taskId(),
-                    () -> completeInOneStatement(lease, resultJson, now));
-            announceEnded(lease.taskId());
-            return ended;
+            try {
+                return this.retry.run("complete " + lease.taskId(),
+                        () -> completeInOneStatement(lease, resultJson, now));
+            }
+            finally {
+                // also when its outcome is in doubt (an acknowledgement lost, then the lease found gone)
+                announceEnded(lease.taskId());
+            }
         }
         this.retry.run("complete " + lease.taskId(), () -> inGroup(connection -> {
             endLease(connection, lease, "status = 'COMPLETED', result = ?, next_run_at = NULL, updated_at = ?",
@@ -1507,6 +1511,15 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public void fail(Lease lease, String errorJson, @Nullable AttemptRow attempt, long now) {
+        try {
+            failInGroup(lease, errorJson, attempt, now);
+        }
+        finally {
+            announceEnded(lease.taskId());
+        }
+    }
+
+    private void failInGroup(Lease lease, String errorJson, @Nullable AttemptRow attempt, long now) {
         this.retry.run("fail " + lease.taskId(), () -> inGroup(connection -> {
             endLease(connection, lease, "status = 'FAILED', error = ?, next_run_at = NULL, updated_at = ?",
                     errorJson, now);
@@ -1517,13 +1530,12 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
             this.customization.announceParentDue(connection, lease.taskId());
             return null;
         }));
-        announceEnded(lease.taskId());
     }
 
     /**
-     * Tells the other instances sharing the database that the execution has ended, once its end has committed
-     * (callers may wait for its result there): on PostgreSQL only, soon and together with other ends; this process's
-     * runtime tells its own waiters.
+     * Tells the other instances sharing the database that the execution has ended, once its end has committed or when
+     * that is in doubt (callers may wait for its result there): on PostgreSQL only, soon and together with other ends;
+     * this process's runtime tells its own waiters.
      */
     private void announceEnded(String taskId) {
         if (this.ends != null) {
@@ -1575,14 +1587,18 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     @Override
     public void cancelled(Lease lease, @Nullable String resultJson, String errorJson, long now) {
-        this.retry.run("cancelled " + lease.taskId(), () -> inTransaction(connection -> {
-            endLease(connection, lease, "status = 'CANCELLED', result = ?, error = ?, next_run_at = NULL, "
-                    + "updated_at = ?", resultJson, errorJson, now);
-            update(connection, WAKE_PARENT, now, lease.taskId());
-            this.customization.announceParentDue(connection, lease.taskId());
-            return null;
-        }));
-        announceEnded(lease.taskId());
+        try {
+            this.retry.run("cancelled " + lease.taskId(), () -> inTransaction(connection -> {
+                endLease(connection, lease, "status = 'CANCELLED', result = ?, error = ?, next_run_at = NULL, "
+                        + "updated_at = ?", resultJson, errorJson, now);
+                update(connection, WAKE_PARENT, now, lease.taskId());
+                this.customization.announceParentDue(connection, lease.taskId());
+                return null;
+            }));
+        }
+        finally {
+            announceEnded(lease.taskId());
+        }
     }
 
     /**

@@ -6,9 +6,8 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,16 +25,26 @@ import org.apache.commons.logging.LogFactory;
  * Not in the end's own transaction: PostgreSQL serializes the commits of all transactions that notify (a lock of the
  * database held from before the commit until its log is flushed), so an end that notified in its transaction could not
  * share a log flush with any other end; under many ends at once (delays woken together) that lock bounded the ends
- * per second. A notification is a hint, not a record: one that is never sent (the process stops first, the database
- * refuses it) leaves the waiters elsewhere to their next read of the store (the runtime's recheck, every few seconds),
- * as a listener that lost its connection does.
+ * per second. A notification is a hint, not a record: a send that fails is tried again a second later with the ends
+ * announced meanwhile (up to {@link #MAX_KEPT} ends kept), and one that is never sent (the process stops just after
+ * the end's commit) leaves the waiters elsewhere to their next read of the store (the runtime's recheck, every few
+ * seconds).
  */
 final class PostgreSqlEndAnnouncements implements AutoCloseable {
 
     private static final Log logger = LogFactory.getLog(PostgreSqlEndAnnouncements.class);
 
-    /** The most ends one statement announces. */
-    static final int MAX_BATCH = 1000;
+    /**
+     * The most ends one statement announces (PostgreSQL checks each notification of a transaction against the ones
+     * before it: a few hundred keep that check short).
+     */
+    static final int MAX_BATCH = 200;
+
+    /** The most ends kept to announce while sends fail; past that, the oldest are left to the waiters' rechecks. */
+    static final int MAX_KEPT = 10_000;
+
+    /** How long after a failed send the next is tried. */
+    private static final long RETRY_MILLIS = 1_000;
 
     private static final String NOTIFY = "SELECT COUNT(pg_notify(" + PostgreSqlJdbcCustomization.ENDED_CHANNEL
             + ", id)) FROM unnest(CAST(? AS text[])) AS ended(id)";
@@ -44,11 +53,14 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
 
     private final ConcurrentLinkedQueue<String> ended = new ConcurrentLinkedQueue<>();
 
-    /** Whether a send is queued or runs: one at a time, the ends that come meanwhile wait for the next. */
+    /**
+     * Whether a send is queued, runs or waits to be tried again: one at a time, the ends that come meanwhile wait for
+     * the next.
+     */
     private final AtomicBoolean sending = new AtomicBoolean();
 
-    /** One thread, started by the first end announced and kept (daemon). */
-    private final ThreadPoolExecutor sender;
+    /** At most one thread, started by an end announced and ended after 30 seconds without any (daemon). */
+    private final ScheduledThreadPoolExecutor sender;
 
     private final AtomicLong statements = new AtomicLong();
 
@@ -60,14 +72,21 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
 
     PostgreSqlEndAnnouncements(DataSource dataSource) {
         this.dataSource = dataSource;
-        this.sender = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), (task) -> {
+        this.sender = new ScheduledThreadPoolExecutor(1, (task) -> {
             Thread thread = new Thread(task, "skail-ends-announcer");
             thread.setDaemon(true);
             return thread;
         });
+        this.sender.setKeepAliveTime(30, TimeUnit.SECONDS);
+        this.sender.allowCoreThreadTimeOut(true);
+        // a retry waiting when the store closes is dropped; a send queued already runs
+        this.sender.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
-    /** Announces the end of this execution, soon: call it once the end has committed. */
+    /**
+     * Announces the end of this execution, soon: call it once the end has committed, or when its commit is in doubt
+     * (a needless announcement costs its hearers one read).
+     */
     void announce(String taskId) {
         if (this.closed) {
             return;
@@ -89,27 +108,44 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
     }
 
     private void send() {
-        try {
-            List<String> ids = new ArrayList<>();
-            while (true) {
-                ids.clear();
-                for (String id; ids.size() < MAX_BATCH && (id = this.ended.poll()) != null;) {
-                    ids.add(id);
-                }
-                if (ids.isEmpty()) {
+        List<String> ids = new ArrayList<>();
+        while (true) {
+            ids.clear();
+            for (String id; ids.size() < MAX_BATCH && (id = this.ended.poll()) != null;) {
+                ids.add(id);
+            }
+            if (ids.isEmpty()) {
+                break;
+            }
+            if (!notify(ids)) {
+                keep(ids);
+                try {
+                    // still sending: the ends announced meanwhile go with the retry
+                    this.sender.schedule(this::send, RETRY_MILLIS, TimeUnit.MILLISECONDS);
                     return;
                 }
-                notify(ids);
+                catch (RejectedExecutionException ex) {
+                    // closed meanwhile
+                    break;
+                }
             }
         }
-        finally {
-            this.sending.set(false);
-            // an end announced after the last poll, before the flag was cleared, is sent by a send of its own
-            sendSoon();
+        this.sending.set(false);
+        // an end announced after the last poll, before the flag was cleared, is sent by a send of its own
+        sendSoon();
+    }
+
+    /** Puts back the ends a failed send carried, as far as {@link #MAX_KEPT} allows. */
+    private void keep(List<String> ids) {
+        for (String id : ids) {
+            if (this.ended.size() >= MAX_KEPT) {
+                break;
+            }
+            this.ended.add(id);
         }
     }
 
-    private void notify(List<String> ids) {
+    private boolean notify(List<String> ids) {
         try (Connection connection = this.dataSource.getConnection()) {
             connection.setAutoCommit(true);
             try (PreparedStatement ps = connection.prepareStatement(NOTIFY)) {
@@ -122,13 +158,16 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
                 this.failing = false;
                 logger.info("skail store: ends are announced to the other instances again");
             }
+            return true;
         }
         catch (SQLException | RuntimeException ex) {
             if (!this.failing) {
                 this.failing = true;
                 logger.warn("skail store: could not announce " + ids.size() + " ended executions to the other "
-                        + "instances (their waiting callers read the store at their next recheck): " + ex.getMessage());
+                        + "instances (tried again every second; their waiting callers also read the store at their "
+                        + "next recheck): " + ex.getMessage());
             }
+            return false;
         }
     }
 
@@ -139,11 +178,17 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
 
     /** Sends what is announced already (within a second), then stops: later ends are not announced. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         this.closed = true;
         this.sender.shutdown();
-        if (!this.sender.awaitTermination(1, TimeUnit.SECONDS)) {
+        try {
+            if (!this.sender.awaitTermination(1, TimeUnit.SECONDS)) {
+                this.sender.shutdownNow();
+            }
+        }
+        catch (InterruptedException ex) {
             this.sender.shutdownNow();
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@link JdbcExecutionStoreTests} on PostgreSQL, where a new step (fence, step and attempt together), a trigger without
- * tags (insert and notification) and an end (fenced update, parent's wake-up, notifications) are one statement each and
+ * tags (insert and notification) and an end (fenced update, parent's wake-up and its notification; the end is announced
+ * after its commit) are one statement each and
  * everything else takes the general path: each test in a schema of its own. The notifications themselves are
  * exercised by the semantics suite's run on PostgreSQL (results across instances, children waking their parent).
  * A step while the lease is fresh locks the execution's row rather than writing a new version of it.
@@ -516,10 +517,56 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
             listener.close();
         }
         assertThat(notEndedWhenHeard).as("heard before the end committed").isEmpty();
-        assertThat(this.store.ends().counts()[1]).as("ends the store announced").isEqualTo(1L);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+            .until(() -> this.store.ends().counts()[1], (n) -> n == 1L);
         // closed, it announces nothing more
         announcements.announce("pedido-late");
         assertThat(announcements.counts()).containsExactly(2L, 11L);
+    }
+
+    @Test
+    void anAnnouncementThatFailsIsSentAgainASecondLaterAndTheEndsThatCameMeanwhileAfterIt() throws Exception {
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        dev.skail.platform.ExecutionStore.Listening listener = (dev.skail.platform.ExecutionStore.Listening) this.store
+            .onEnded((taskId) -> heard.add(String.valueOf(taskId)));
+        AtomicInteger connections = new AtomicInteger();
+        java.util.concurrent.CountDownLatch retryMayConnect = new java.util.concurrent.CountDownLatch(1);
+        PostgreSqlEndAnnouncements announcements = new PostgreSqlEndAnnouncements(
+                new org.springframework.jdbc.datasource.DelegatingDataSource(this.pool) {
+                    @Override
+                    public Connection getConnection() throws SQLException {
+                        int attempt = connections.incrementAndGet();
+                        if (attempt == 1) {
+                            throw new SQLException("The connection attempt failed", "08001");
+                        }
+                        if (attempt == 2) {
+                            try {
+                                retryMayConnect.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                            }
+                            catch (InterruptedException ex) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                        return super.getConnection();
+                    }
+                });
+        try {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(listener::listening);
+
+            announcements.announce("pedido-1");
+            // its send failed; the retry, a second later, waits for its connection until pedido-2 is announced
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> connections.get() == 2);
+            announcements.announce("pedido-2");
+            retryMayConnect.countDown();
+
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> heard.contains("pedido-1") && heard.contains("pedido-2"));
+            assertThat(announcements.counts()).containsExactly(2L, 2L);
+        }
+        finally {
+            announcements.close();
+            listener.close();
+        }
     }
 
     /** Execution {@code t-1}, created with these arguments and claimed at 100 with a lease until 30,100. */
