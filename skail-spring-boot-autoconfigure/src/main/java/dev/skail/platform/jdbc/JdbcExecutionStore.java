@@ -1087,8 +1087,18 @@ public class JdbcExecutionStore implements ExecutionStore, AutoCloseable {
 
     /** The values of {@link #FRESH_LEASE}'s parameters. */
     static List<Object> freshLease(Lease lease, long now, long leaseUntil) {
-        return List.of(lease.taskId(), lease.token(), now + (leaseUntil - now) / 2,
-                now - UPDATED_AT_GRANULARITY_MILLIS);
+        return List.of(lease.taskId(), lease.token(), freshLeaseAtLeast(now, leaseUntil),
+                freshLeaseUpdatedAfter(now));
+    }
+
+    /** {@link #FRESH_LEASE}'s bound on the lease's end: half the lease still ahead. */
+    static long freshLeaseAtLeast(long now, long leaseUntil) {
+        return now + (leaseUntil - now) / 2;
+    }
+
+    /** {@link #FRESH_LEASE}'s bound on the row's last update. */
+    static long freshLeaseUpdatedAfter(long now) {
+        return now - UPDATED_AT_GRANULARITY_MILLIS;
     }
 
     /** The values of {@link #EXTEND_LEASE}'s parameters. */

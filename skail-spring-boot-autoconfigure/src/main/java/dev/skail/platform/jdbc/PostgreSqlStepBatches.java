@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -245,36 +244,73 @@ final class PostgreSqlStepBatches {
 
     /** One statement for the steps of {@code batch}; the outcomes in its order. */
     private List<Outcome> write(List<Pending> batch) throws SQLException {
-        String sql = statement(batch.size());
+        int rows = batch.size();
+        Integer[] numbers = new Integer[rows];
+        String[] taskIds = new String[rows];
+        String[] tokens = new String[rows];
+        Long[] leasesAtLeast = new Long[rows];
+        Long[] updatedAfter = new Long[rows];
+        Integer[] implied = new Integer[rows];
+        Integer[] positions = new Integer[rows];
+        String[] kinds = new String[rows];
+        String[] names = new String[rows];
+        String[] arguments = new String[rows];
+        String[] statuses = new String[rows];
+        String[] results = new String[rows];
+        String[] errors = new String[rows];
+        String[] idempotencyKeys = new String[rows];
+        Integer[] functionAttempts = new Integer[rows];
+        Long[] startedAt = new Long[rows];
+        Long[] completedAt = new Long[rows];
+        String[] childTaskIds = new String[rows];
+        for (int i = 0; i < rows; i++) {
+            Pending pending = batch.get(i);
+            StepRow step = pending.step;
+            numbers[i] = i;
+            // the fence's values, as JdbcExecutionStore.freshLease gives them: task, token, lease at least, updated
+            // after
+            taskIds[i] = pending.lease.taskId();
+            tokens[i] = pending.lease.token();
+            leasesAtLeast[i] = JdbcExecutionStore.freshLeaseAtLeast(pending.now, pending.leaseUntil);
+            updatedAfter[i] = JdbcExecutionStore.freshLeaseUpdatedAfter(pending.now);
+            implied[i] = pending.implied;
+            positions[i] = step.position();
+            kinds[i] = step.kind();
+            names[i] = step.name();
+            arguments[i] = step.arguments();
+            statuses[i] = step.status();
+            results[i] = step.result();
+            errors[i] = step.error();
+            idempotencyKeys[i] = step.idempotencyKey();
+            functionAttempts[i] = step.functionAttempt();
+            startedAt[i] = step.startedAt();
+            completedAt[i] = step.completedAt();
+            childTaskIds[i] = step.childTaskId();
+        }
         try (Connection connection = this.dataSource.getConnection()) {
             connection.setAutoCommit(true);
-            try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            try (PreparedStatement ps = connection.prepareStatement(STATEMENT)) {
                 int index = 1;
-                for (int i = 0; i < batch.size(); i++) {
-                    Pending pending = batch.get(i);
-                    StepRow step = pending.step;
-                    List<Object> fresh = JdbcExecutionStore.freshLease(pending.lease, pending.now,
-                            pending.leaseUntil);
-                    ps.setInt(index++, i);
-                    // the fence's values: task, token, lease at least, updated after
-                    ps.setObject(index++, fresh.get(0));
-                    ps.setObject(index++, fresh.get(1));
-                    ps.setObject(index++, fresh.get(2));
-                    ps.setObject(index++, fresh.get(3));
-                    for (@Nullable Object value : new @Nullable Object[] { pending.implied, step.position(),
-                            step.kind(), step.name(), step.arguments(), step.status(), step.result(), step.error(),
-                            step.idempotencyKey(), step.functionAttempt(), step.startedAt(), step.completedAt(),
-                            step.childTaskId() }) {
-                        if (value == null) {
-                            ps.setNull(index++, Types.NULL);
-                        }
-                        else {
-                            ps.setObject(index++, value);
-                        }
-                    }
-                }
-                List<Outcome> outcomes = new ArrayList<>(batch.size());
-                for (int i = 0; i < batch.size(); i++) {
+                ps.setArray(index++, connection.createArrayOf("int4", numbers));
+                ps.setArray(index++, connection.createArrayOf("varchar", taskIds));
+                ps.setArray(index++, connection.createArrayOf("varchar", tokens));
+                ps.setArray(index++, connection.createArrayOf("int8", leasesAtLeast));
+                ps.setArray(index++, connection.createArrayOf("int8", updatedAfter));
+                ps.setArray(index++, connection.createArrayOf("int4", implied));
+                ps.setArray(index++, connection.createArrayOf("int4", positions));
+                ps.setArray(index++, connection.createArrayOf("varchar", kinds));
+                ps.setArray(index++, connection.createArrayOf("varchar", names));
+                ps.setArray(index++, connection.createArrayOf("text", arguments));
+                ps.setArray(index++, connection.createArrayOf("varchar", statuses));
+                ps.setArray(index++, connection.createArrayOf("text", results));
+                ps.setArray(index++, connection.createArrayOf("text", errors));
+                ps.setArray(index++, connection.createArrayOf("varchar", idempotencyKeys));
+                ps.setArray(index++, connection.createArrayOf("int4", functionAttempts));
+                ps.setArray(index++, connection.createArrayOf("int8", startedAt));
+                ps.setArray(index++, connection.createArrayOf("int8", completedAt));
+                ps.setArray(index, connection.createArrayOf("varchar", childTaskIds));
+                List<Outcome> outcomes = new ArrayList<>(rows);
+                for (int i = 0; i < rows; i++) {
                     outcomes.add(null);
                 }
                 try (ResultSet rs = ps.executeQuery()) {
@@ -292,28 +328,11 @@ final class PostgreSqlStepBatches {
                     }
                 }
                 this.statements.incrementAndGet();
-                this.steps.addAndGet(batch.size());
+                this.steps.addAndGet(rows);
                 return outcomes;
             }
         }
     }
-
-    /**
-     * The statement for {@code rows} steps: their values, the fence of each (its execution's row locked when the lease
-     * is fresh), the insert of each whose fence holds (and whose implied attempt number is free), and one answer row per
-     * step: its number, whether its fence held, whether it was inserted.
-     */
-    static String statement(int rows) {
-        String cached = STATEMENTS[rows];
-        if (cached == null) {
-            cached = newStatement(rows);
-            STATEMENTS[rows] = cached;
-        }
-        return cached;
-    }
-
-    /** The statements by their number of rows, made once each (a benign race may make one twice). */
-    private static final String[] STATEMENTS = new String[MAX_BATCH + 1];
 
     /**
      * A row {@code e} of skail_execution as the fresh lease of the step {@code v} leaves it, as
@@ -322,33 +341,35 @@ final class PostgreSqlStepBatches {
     private static final String FRESH = "e.task_id = v.task_id AND e.lease_token = v.lease_token "
             + "AND e.status = 'RUNNING' AND e.lease_until >= v.lease_at_least AND e.updated_at > v.updated_after";
 
-    private static String newStatement(int rows) {
-        StringBuilder sql = new StringBuilder("WITH v (n, task_id, lease_token, lease_at_least, updated_after, "
-                + "implied, position, kind, name, arguments, status, result, error, idempotency_key, "
-                + "function_attempt, started_at, completed_at, child_task_id) AS (VALUES ");
-        for (int i = 0; i < rows; i++) {
-            sql.append((i == 0) ? "" : ", ").append("(CAST(? AS INT), CAST(? AS VARCHAR), CAST(? AS VARCHAR), "
-                    + "CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS INT), CAST(? AS INT), CAST(? AS VARCHAR), "
-                    + "CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS VARCHAR), CAST(? AS TEXT), CAST(? AS TEXT), "
-                    + "CAST(? AS VARCHAR), CAST(? AS INT), CAST(? AS BIGINT), CAST(? AS BIGINT), "
-                    + "CAST(? AS VARCHAR))");
-        }
-        sql.append("), fence AS (SELECT e.task_id FROM skail_execution e JOIN v ON " + FRESH
-                + " FOR SHARE OF e SKIP LOCKED), "
-                + "step AS (INSERT INTO skail_step (" + JdbcExecutionStore.STEP_COLUMNS + ") SELECT "
-                + Arrays.stream(JdbcExecutionStore.STEP_COLUMNS.split(", ")).map((column) -> "v." + column)
-                    .collect(Collectors.joining(", "))
-                + " FROM v JOIN fence f ON f.task_id = v.task_id "
-                // an implied attempt whose number is taken is not this step's to record: the general path refuses it
-                + "WHERE v.implied IS NULL OR NOT EXISTS (SELECT 1 FROM skail_attempt a WHERE a.task_id = v.task_id "
-                + "AND a.position = v.position AND a.function_attempt = v.function_attempt AND a.number >= v.implied) "
-                + "ON CONFLICT (task_id, position) DO NOTHING RETURNING task_id) "
-                + "SELECT v.n, (SELECT COUNT(*) FROM fence f WHERE f.task_id = v.task_id), "
-                + "(SELECT COUNT(*) FROM step s WHERE s.task_id = v.task_id), "
-                // the row as it reads without a lock: fresh but passed by, it was locked by another transaction
-                + "(SELECT COUNT(*) FROM skail_execution e WHERE " + FRESH + ") FROM v");
-        return sql.toString();
-    }
+    /**
+     * The statement for any number of steps, their values given as one array per column (one text, so that each
+     * connection parses it once and the server plans it as a prepared statement, whatever the number of rows): the
+     * fence of each (its execution's row locked when the lease is fresh), the insert of each whose fence holds (and
+     * whose implied attempt number is free), and one answer row per step: its number, whether its fence held, whether
+     * it was inserted, whether its row reads fresh without a lock. The fence looks each execution up by its key
+     * ({@code LATERAL}), whatever the planner estimates of the arrays' length.
+     */
+    static final String STATEMENT = "WITH v AS (SELECT * FROM unnest(CAST(? AS INT[]), CAST(? AS VARCHAR[]), "
+            + "CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS INT[]), CAST(? AS INT[]), "
+            + "CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS TEXT[]), CAST(? AS VARCHAR[]), CAST(? AS TEXT[]), "
+            + "CAST(? AS TEXT[]), CAST(? AS VARCHAR[]), CAST(? AS INT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), "
+            + "CAST(? AS VARCHAR[])) AS v (n, task_id, lease_token, lease_at_least, updated_after, implied, position, "
+            + "kind, name, arguments, status, result, error, idempotency_key, function_attempt, started_at, "
+            + "completed_at, child_task_id)), "
+            + "fence AS (SELECT l.task_id FROM v CROSS JOIN LATERAL (SELECT e.task_id FROM skail_execution e WHERE "
+            + FRESH + " FOR SHARE OF e SKIP LOCKED) l), "
+            + "step AS (INSERT INTO skail_step (" + JdbcExecutionStore.STEP_COLUMNS + ") SELECT "
+            + Arrays.stream(JdbcExecutionStore.STEP_COLUMNS.split(", ")).map((column) -> "v." + column)
+                .collect(Collectors.joining(", "))
+            + " FROM v JOIN fence f ON f.task_id = v.task_id "
+            // an implied attempt whose number is taken is not this step's to record: the general path refuses it
+            + "WHERE v.implied IS NULL OR NOT EXISTS (SELECT 1 FROM skail_attempt a WHERE a.task_id = v.task_id "
+            + "AND a.position = v.position AND a.function_attempt = v.function_attempt AND a.number >= v.implied) "
+            + "ON CONFLICT (task_id, position) DO NOTHING RETURNING task_id) "
+            + "SELECT v.n, (SELECT COUNT(*) FROM fence f WHERE f.task_id = v.task_id), "
+            + "(SELECT COUNT(*) FROM step s WHERE s.task_id = v.task_id), "
+            // the row as it reads without a lock: fresh but passed by, it was locked by another transaction
+            + "(SELECT COUNT(*) FROM skail_execution e WHERE " + FRESH + ") FROM v";
 
     /** Statements of many steps written so far, and the steps they carried (a step written alone is not counted). */
     long[] counts() {

@@ -293,8 +293,8 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
                             600, 30_600)),
                     threads.submit(() -> this.store.recordStep(leases.get("t-2"), step("t-2", 1, "\"b\""), null,
                             600, 30_600)),
-                    threads.submit(() -> this.store.recordStep(leases.get("t-3"), step("t-3", 0,
-                            "{\"total\":150.00,\"em\":\"2026-12-05T10:15:30-03:00\"}"), null, 600, 30_600)),
+                    threads.submit(() -> this.store.recordStep(leases.get("t-3"), step("t-3", 0, ORDER_TEXT), null,
+                            600, 30_600)),
                     // a runner whose lease was taken over: its step alone fails
                     threads.submit(() -> this.store.recordStep(new Lease("t-4", "a", "not-the-token"),
                             step("t-4", 0, "\"x\""), null, 600, 30_600)),
@@ -330,8 +330,9 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
             .containsExactly("\"reservado\"");
         assertThat(this.store.history("t-2").orElseThrow().steps()).extracting(StepRow::position)
             .containsExactly(0, 1);
+        // written as one element of the statement's arrays, read back as it was
         assertThat(this.store.history("t-3").orElseThrow().steps()).extracting(StepRow::result)
-            .containsExactly("{\"total\":150.00,\"em\":\"2026-12-05T10:15:30-03:00\"}");
+            .containsExactly(ORDER_TEXT);
         assertThat(this.store.history("t-4").orElseThrow().steps()).isEmpty();
         assertThat(this.store.history("t-5").orElseThrow().steps()).hasSize(1);
         assertThat(this.store.history("t-6").orElseThrow().steps()).hasSize(1);
@@ -345,6 +346,13 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         return new dev.skail.platform.AttemptRow(taskId, 0, "reservarEstoque", 1, 1, 550, 600,
                 dev.skail.SkailAttempt.SUCCEEDED, null, dev.skail.SkailAttempt.RECORDED, null);
     }
+
+    /**
+     * A recorded order whose text holds what an array's literal gives a meaning to (quotes, a backslash, braces, a
+     * comma, the word NULL), text beyond ASCII and an escaped line break.
+     */
+    private static final String ORDER_TEXT = "{\"total\":150.00,\"em\":\"2026-12-05T10:15:30-03:00\","
+            + "\"obs\":\"caf\u00e9 \\\"expresso\\\" {1,2} NULL \\\\ \ud83d\ude00\\n\",\"itens\":[\"A\",null]}";
 
     private static StepRow step(String taskId, int position, String result) {
         return new StepRow(taskId, position, StepRow.COMMAND, "reservarEstoque", "[]", StepRow.COMPLETED, result,
