@@ -67,6 +67,9 @@ final class PostgreSqlStepBatches {
 
     private final AtomicLong statements = new AtomicLong();
 
+    /** Whether a statement of many steps has failed with an {@link SQLException} already (told once). */
+    private volatile boolean warnedOfFailure;
+
     private final AtomicLong steps = new AtomicLong();
 
     /** The outcomes of the rows of statements of many steps, counted. */
@@ -170,6 +173,12 @@ final class PostgreSqlStepBatches {
             failure = ex;
             if (batch.size() > 1 && !(ex instanceof SQLException)) {
                 logger.warn("skail store: a statement of " + batch.size() + " steps failed; each is written alone", ex);
+            }
+            else if (batch.size() > 1 && !this.warnedOfFailure) {
+                // once: a driver or pool that cannot bind the statement's arrays would otherwise lose every batch unseen
+                this.warnedOfFailure = true;
+                logger.warn("skail store: a statement of " + batch.size() + " steps failed (" + ex.getMessage()
+                        + "); each is written alone. Told once; if it repeats, steps are no longer written together");
             }
         }
         finally {
@@ -342,8 +351,8 @@ final class PostgreSqlStepBatches {
             + "AND e.status = 'RUNNING' AND e.lease_until >= v.lease_at_least AND e.updated_at > v.updated_after";
 
     /**
-     * The statement for any number of steps, their values given as one array per column (one text, so that each
-     * connection parses it once and the server plans it as a prepared statement, whatever the number of rows): the
+     * The statement for any number of steps, their values given as one array per column (one text whatever the number
+     * of rows, so that pgjdbc caches its parse and the server can run it prepared): the
      * fence of each (its execution's row locked when the lease is fresh), the insert of each whose fence holds (and
      * whose implied attempt number is free), and one answer row per step: its number, whether its fence held, whether
      * it was inserted, whether its row reads fresh without a lock. The fence looks each execution up by its key
