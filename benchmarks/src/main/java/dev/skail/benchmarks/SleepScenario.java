@@ -48,9 +48,10 @@ public final class SleepScenario {
     private static final Duration POLL = Duration.ofMillis(250);
 
     /**
-     * Names of threads that are not the runtime's own and hold nothing of a sleeper's: HikariCP's connection adder and
-     * closer (a pool's executors of one thread, started on demand and ended after a few seconds idle) and the JVM's
-     * attach listener (started when a tool attaches, a profiler for instance).
+     * Names of threads that hold nothing of a sleeper's and come and go on their own: HikariCP's connection adder and
+     * closer (a pool's executors of one thread, started on demand and ended after a few seconds idle), the JVM's
+     * attach listener (started when a tool attaches, a profiler for instance) and, skail's own, the PostgreSQL store's
+     * announcer of ends (one per store, started by ends and ended 30 seconds after the last).
      */
     private static final Pattern TRANSIENT = Pattern.compile(
             ".*:connection-(adder|closer)|Attach_Listener|skail-ends-announcer");

@@ -34,6 +34,9 @@ final class DeliveryRunner {
 
     private static final Log logger = LogFactory.getLog(DeliveryRunner.class);
 
+    /** The outcomes of {@link #settle} that end the execution. */
+    private static final Set<String> ENDED = Set.of("completed", "failed", "cancelled");
+
     private final SkailRuntime runtime;
 
     private final ExecutionStore store;
@@ -142,8 +145,6 @@ final class DeliveryRunner {
         return ENDED.contains(outcome) && execution.parentTaskId() == null && !delivery.writer.startedChild();
     }
 
-    /** The outcomes of {@link #settle} that end the execution. */
-    private static final Set<String> ENDED = Set.of("completed", "failed", "cancelled");
 
     private String settle(Delivery delivery, FunctionDefinition definition, @Nullable Object result,
             @Nullable Throwable failure) {

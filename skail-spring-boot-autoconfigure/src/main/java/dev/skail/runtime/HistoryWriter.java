@@ -37,6 +37,9 @@ final class HistoryWriter {
 
     private final Supplier<Long> leaseUntil;
 
+    /** Whether this delivery started a child: the child is due at once (see {@link DeliveryRunner#deliver}). */
+    private volatile boolean startedChild;
+
     HistoryWriter(ExecutionStore store, Lease lease, History history, Stop stop, Supplier<Long> leaseUntil) {
         this.store = store;
         this.lease = lease;
@@ -122,9 +125,6 @@ final class HistoryWriter {
             return null;
         });
     }
-
-    /** Whether this delivery started a child: the child is due at once (see {@link DeliveryRunner#deliver}). */
-    private volatile boolean startedChild;
 
     /** Creates the child execution, with its tags, and records the parent's PENDING step that started it. */
     void startChild(StepRow pending, ExecutionRow child, List<Tag> childTags, long now) {

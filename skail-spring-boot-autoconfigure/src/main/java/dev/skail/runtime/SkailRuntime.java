@@ -788,10 +788,6 @@ public class SkailRuntime {
     }
 
     /**
-     * Whether the end of the execution, if it comes, is signalled to this process's waiters, and it had not ended when
-     * that became so: a delivery of it runs here, or this process created it and has heard no end of it since.
-     */
-    /**
      * The execution as its waiters read it: read ended, it is no longer one whose end is still to be heard here (an
      * end nobody announced, its instance stopped just after the end's commit, would otherwise leave later waits for it
      * to the recheck).
@@ -804,6 +800,10 @@ public class SkailRuntime {
         return found;
     }
 
+    /**
+     * Whether the end of the execution, if it comes, is signalled to this process's waiters, and it had not ended when
+     * that became so: a delivery of it runs here, or this process created it and has heard no end of it since.
+     */
     boolean endSignalledHere(String taskId) {
         return this.deliveringHere.contains(taskId) || createdHereAndHeard(taskId);
     }

@@ -82,6 +82,7 @@ class SlotFreedDuringClaimTests {
         Awaitility.await().atMost(Duration.ofSeconds(10))
             .until(() -> this.pedidos.started("pedido-c").getCount() == 0
                     && this.pedidos.started("pedido-d").getCount() == 0);
+        // never more than the worker's two at once (a and b had already run together)
         assertThat(this.pedidos.mostAtOnce.get()).isEqualTo(2);
         this.pedidos.mayCharge("pedido-c").countDown();
         this.pedidos.mayCharge("pedido-d").countDown();

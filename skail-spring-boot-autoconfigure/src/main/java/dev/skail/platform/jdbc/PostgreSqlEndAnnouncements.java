@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
@@ -26,9 +27,9 @@ import org.apache.commons.logging.LogFactory;
  * database held from before the commit until its log is flushed), so an end that notified in its transaction could not
  * share a log flush with any other end; under many ends at once (delays woken together) that lock bounded the ends
  * per second. A notification is a hint, not a record: a send that fails is tried again a second later with the ends
- * announced meanwhile (up to {@link #MAX_KEPT} ends kept), and one that is never sent (the process stops just after
- * the end's commit) leaves the waiters elsewhere to their next read of the store (the runtime's recheck, every few
- * seconds).
+ * announced meanwhile (at most {@link #MAX_KEPT} ends wait; past that, an end is not announced), and one that is never
+ * sent (the process stops just after the end's commit, or the end was past that bound) leaves the waiters elsewhere
+ * to their next read of the store (the runtime's recheck, every few seconds).
  */
 final class PostgreSqlEndAnnouncements implements AutoCloseable {
 
@@ -40,7 +41,7 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
      */
     static final int MAX_BATCH = 200;
 
-    /** The most ends kept to announce while sends fail; past that, the oldest are left to the waiters' rechecks. */
+    /** The most ends waiting to be announced (while sends fail); past that, an end is left to the waiters' rechecks. */
     static final int MAX_KEPT = 10_000;
 
     /** How long after a failed send the next is tried. */
@@ -52,6 +53,9 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
     private final DataSource dataSource;
 
     private final ConcurrentLinkedQueue<String> ended = new ConcurrentLinkedQueue<>();
+
+    /** How many ends {@link #ended} holds (its own size is a walk of the queue). */
+    private final AtomicInteger waiting = new AtomicInteger();
 
     /**
      * Whether a send is queued, runs or waits to be tried again: one at a time, the ends that come meanwhile wait for
@@ -88,10 +92,9 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
      * (a needless announcement costs its hearers one read).
      */
     void announce(String taskId) {
-        if (this.closed) {
+        if (this.closed || !offer(taskId)) {
             return;
         }
-        this.ended.add(taskId);
         sendSoon();
     }
 
@@ -112,6 +115,7 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
         while (true) {
             ids.clear();
             for (String id; ids.size() < MAX_BATCH && (id = this.ended.poll()) != null;) {
+                this.waiting.decrementAndGet();
                 ids.add(id);
             }
             if (ids.isEmpty()) {
@@ -138,11 +142,18 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
     /** Puts back the ends a failed send carried, as far as {@link #MAX_KEPT} allows. */
     private void keep(List<String> ids) {
         for (String id : ids) {
-            if (this.ended.size() >= MAX_KEPT) {
-                break;
-            }
-            this.ended.add(id);
+            offer(id);
         }
+    }
+
+    /** Queues an end unless {@link #MAX_KEPT} wait already. */
+    private boolean offer(String taskId) {
+        if (this.waiting.incrementAndGet() > MAX_KEPT) {
+            this.waiting.decrementAndGet();
+            return false;
+        }
+        this.ended.add(taskId);
+        return true;
     }
 
     private boolean notify(List<String> ids) {
@@ -174,6 +185,11 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
     /** Statements sent, and ends they announced (tests). */
     long[] counts() {
         return new long[] { this.statements.get(), this.announced.get() };
+    }
+
+    /** Ends waiting to be announced (tests). */
+    int waiting() {
+        return this.waiting.get();
     }
 
     /** Sends what is announced already (within a second), then stops: later ends are not announced. */

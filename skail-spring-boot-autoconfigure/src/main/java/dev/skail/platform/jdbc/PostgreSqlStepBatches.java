@@ -67,7 +67,7 @@ final class PostgreSqlStepBatches {
 
     private final AtomicLong statements = new AtomicLong();
 
-    /** Whether a statement of many steps has failed with an {@link SQLException} already (told once). */
+    /** Whether a statement of many steps has failed with an {@link SQLException} since one last succeeded (told). */
     private volatile boolean warnedOfFailure;
 
     private final AtomicLong steps = new AtomicLong();
@@ -168,6 +168,9 @@ final class PostgreSqlStepBatches {
         Throwable failure = null;
         try {
             outcomes = (batch.size() == 1) ? List.of(batch.get(0).single.write()) : write(batch);
+            if (batch.size() > 1) {
+                this.warnedOfFailure = false;
+            }
         }
         catch (Throwable ex) {
             failure = ex;
@@ -175,10 +178,11 @@ final class PostgreSqlStepBatches {
                 logger.warn("skail store: a statement of " + batch.size() + " steps failed; each is written alone", ex);
             }
             else if (batch.size() > 1 && !this.warnedOfFailure) {
-                // once: a driver or pool that cannot bind the statement's arrays would otherwise lose every batch unseen
+                // once until a statement of many steps succeeds again: a driver or pool that cannot bind the
+                // statement's arrays would otherwise lose every batch unseen
                 this.warnedOfFailure = true;
                 logger.warn("skail store: a statement of " + batch.size() + " steps failed (" + ex.getMessage()
-                        + "); each is written alone. Told once; if it repeats, steps are no longer written together");
+                        + "); each is written alone. Not told again until such a statement succeeds");
             }
         }
         finally {

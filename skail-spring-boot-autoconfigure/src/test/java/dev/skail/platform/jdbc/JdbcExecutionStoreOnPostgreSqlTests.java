@@ -527,8 +527,9 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         assertThat(notEndedWhenHeard).as("heard before the end committed").isEmpty();
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
             .until(() -> this.store.ends().counts()[1], (n) -> n == 1L);
-        // closed, it announces nothing more
+        // closed, it takes nothing more to announce
         announcements.announce("pedido-late");
+        assertThat(announcements.waiting()).isZero();
         assertThat(announcements.counts()).containsExactly(2L, 11L);
     }
 
