@@ -5,12 +5,11 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
@@ -52,10 +51,8 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
 
     private final DataSource dataSource;
 
-    private final ConcurrentLinkedQueue<String> ended = new ConcurrentLinkedQueue<>();
-
-    /** How many ends {@link #ended} holds (its own size is a walk of the queue). */
-    private final AtomicInteger waiting = new AtomicInteger();
+    /** The ends to announce, at most {@link #MAX_KEPT}. */
+    private final LinkedBlockingQueue<String> ended = new LinkedBlockingQueue<>(MAX_KEPT);
 
     /**
      * Whether a send is queued, runs or waits to be tried again: one at a time, the ends that come meanwhile wait for
@@ -92,7 +89,7 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
      * (a needless announcement costs its hearers one read).
      */
     void announce(String taskId) {
-        if (this.closed || !offer(taskId)) {
+        if (this.closed || !this.ended.offer(taskId)) {
             return;
         }
         sendSoon();
@@ -114,10 +111,7 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
         List<String> ids = new ArrayList<>();
         while (true) {
             ids.clear();
-            for (String id; ids.size() < MAX_BATCH && (id = this.ended.poll()) != null;) {
-                this.waiting.decrementAndGet();
-                ids.add(id);
-            }
+            this.ended.drainTo(ids, MAX_BATCH);
             if (ids.isEmpty()) {
                 break;
             }
@@ -141,19 +135,7 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
 
     /** Puts back the ends a failed send carried, as far as {@link #MAX_KEPT} allows. */
     private void keep(List<String> ids) {
-        for (String id : ids) {
-            offer(id);
-        }
-    }
-
-    /** Queues an end unless {@link #MAX_KEPT} wait already. */
-    private boolean offer(String taskId) {
-        if (this.waiting.incrementAndGet() > MAX_KEPT) {
-            this.waiting.decrementAndGet();
-            return false;
-        }
-        this.ended.add(taskId);
-        return true;
+        ids.forEach(this.ended::offer);
     }
 
     private boolean notify(List<String> ids) {
@@ -189,7 +171,7 @@ final class PostgreSqlEndAnnouncements implements AutoCloseable {
 
     /** Ends waiting to be announced (tests). */
     int waiting() {
-        return this.waiting.get();
+        return this.ended.size();
     }
 
     /** Sends what is announced already (within a second), then stops: later ends are not announced. */

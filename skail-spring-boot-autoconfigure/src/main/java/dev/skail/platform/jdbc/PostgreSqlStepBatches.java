@@ -168,7 +168,7 @@ final class PostgreSqlStepBatches {
         Throwable failure = null;
         try {
             outcomes = (batch.size() == 1) ? List.of(batch.get(0).single.write()) : write(batch);
-            if (batch.size() > 1) {
+            if (batch.size() > 1 && this.warnedOfFailure) {
                 this.warnedOfFailure = false;
             }
         }
@@ -300,28 +300,15 @@ final class PostgreSqlStepBatches {
             completedAt[i] = step.completedAt();
             childTaskIds[i] = step.childTaskId();
         }
+        Object[][] columns = { numbers, taskIds, tokens, leasesAtLeast, updatedAfter, implied, positions, kinds, names,
+                arguments, statuses, results, errors, idempotencyKeys, functionAttempts, startedAt, completedAt,
+                childTaskIds };
         try (Connection connection = this.dataSource.getConnection()) {
             connection.setAutoCommit(true);
             try (PreparedStatement ps = connection.prepareStatement(STATEMENT)) {
-                int index = 1;
-                ps.setArray(index++, connection.createArrayOf("int4", numbers));
-                ps.setArray(index++, connection.createArrayOf("varchar", taskIds));
-                ps.setArray(index++, connection.createArrayOf("varchar", tokens));
-                ps.setArray(index++, connection.createArrayOf("int8", leasesAtLeast));
-                ps.setArray(index++, connection.createArrayOf("int8", updatedAfter));
-                ps.setArray(index++, connection.createArrayOf("int4", implied));
-                ps.setArray(index++, connection.createArrayOf("int4", positions));
-                ps.setArray(index++, connection.createArrayOf("varchar", kinds));
-                ps.setArray(index++, connection.createArrayOf("varchar", names));
-                ps.setArray(index++, connection.createArrayOf("text", arguments));
-                ps.setArray(index++, connection.createArrayOf("varchar", statuses));
-                ps.setArray(index++, connection.createArrayOf("text", results));
-                ps.setArray(index++, connection.createArrayOf("text", errors));
-                ps.setArray(index++, connection.createArrayOf("varchar", idempotencyKeys));
-                ps.setArray(index++, connection.createArrayOf("int4", functionAttempts));
-                ps.setArray(index++, connection.createArrayOf("int8", startedAt));
-                ps.setArray(index++, connection.createArrayOf("int8", completedAt));
-                ps.setArray(index, connection.createArrayOf("varchar", childTaskIds));
+                for (int i = 0; i < columns.length; i++) {
+                    ps.setArray(i + 1, connection.createArrayOf(COLUMN_TYPES[i], columns[i]));
+                }
                 List<Outcome> outcomes = new ArrayList<>(rows);
                 for (int i = 0; i < rows; i++) {
                     outcomes.add(null);
@@ -353,6 +340,10 @@ final class PostgreSqlStepBatches {
      */
     private static final String FRESH = "e.task_id = v.task_id AND e.lease_token = v.lease_token "
             + "AND e.status = 'RUNNING' AND e.lease_until >= v.lease_at_least AND e.updated_at > v.updated_after";
+
+    /** The element types of {@link #STATEMENT}'s arrays, in its parameters' order (as its casts name them). */
+    private static final String[] COLUMN_TYPES = { "int4", "varchar", "varchar", "int8", "int8", "int4", "int4",
+            "varchar", "varchar", "text", "varchar", "text", "text", "varchar", "int4", "int8", "int8", "varchar" };
 
     /**
      * The statement for any number of steps, their values given as one array per column (one text whatever the number

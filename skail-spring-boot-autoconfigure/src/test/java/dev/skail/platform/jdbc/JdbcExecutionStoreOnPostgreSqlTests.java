@@ -485,21 +485,11 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
             });
         java.util.concurrent.CountDownLatch firstSendMayConnect = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
-        PostgreSqlEndAnnouncements announcements = new PostgreSqlEndAnnouncements(
-                new org.springframework.jdbc.datasource.DelegatingDataSource(this.pool) {
-                    @Override
-                    public Connection getConnection() throws SQLException {
-                        if (first.getAndSet(false)) {
-                            try {
-                                firstSendMayConnect.await(10, java.util.concurrent.TimeUnit.SECONDS);
-                            }
-                            catch (InterruptedException ex) {
-                                Thread.currentThread().interrupt();
-                            }
-                        }
-                        return super.getConnection();
-                    }
-                });
+        PostgreSqlEndAnnouncements announcements = announcementsConnecting((attempt) -> {
+            if (first.getAndSet(false)) {
+                awaitQuietly(firstSendMayConnect);
+            }
+        });
         try {
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(listener::listening);
 
@@ -540,25 +530,15 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
             .onEnded((taskId) -> heard.add(String.valueOf(taskId)));
         AtomicInteger connections = new AtomicInteger();
         java.util.concurrent.CountDownLatch retryMayConnect = new java.util.concurrent.CountDownLatch(1);
-        PostgreSqlEndAnnouncements announcements = new PostgreSqlEndAnnouncements(
-                new org.springframework.jdbc.datasource.DelegatingDataSource(this.pool) {
-                    @Override
-                    public Connection getConnection() throws SQLException {
-                        int attempt = connections.incrementAndGet();
-                        if (attempt == 1) {
-                            throw new SQLException("The connection attempt failed", "08001");
-                        }
-                        if (attempt == 2) {
-                            try {
-                                retryMayConnect.await(10, java.util.concurrent.TimeUnit.SECONDS);
-                            }
-                            catch (InterruptedException ex) {
-                                Thread.currentThread().interrupt();
-                            }
-                        }
-                        return super.getConnection();
-                    }
-                });
+        PostgreSqlEndAnnouncements announcements = announcementsConnecting((attempt) -> {
+            connections.set(attempt);
+            if (attempt == 1) {
+                throw new SQLException("The connection attempt failed", "08001");
+            }
+            if (attempt == 2) {
+                awaitQuietly(retryMayConnect);
+            }
+        });
         try {
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(listener::listening);
 
@@ -575,6 +555,34 @@ class JdbcExecutionStoreOnPostgreSqlTests extends JdbcExecutionStoreTests {
         finally {
             announcements.close();
             listener.close();
+        }
+    }
+
+    /** What an announcer's connection attempt does first (its number, from 1), before it connects to the pool. */
+    @FunctionalInterface
+    private interface BeforeConnecting {
+
+        void attempt(int attempt) throws SQLException;
+    }
+
+    /** An announcer of ends on this test's pool whose connection attempts first go through {@code before}. */
+    private PostgreSqlEndAnnouncements announcementsConnecting(BeforeConnecting before) {
+        AtomicInteger attempts = new AtomicInteger();
+        return new PostgreSqlEndAnnouncements(new org.springframework.jdbc.datasource.DelegatingDataSource(this.pool) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                before.attempt(attempts.incrementAndGet());
+                return super.getConnection();
+            }
+        });
+    }
+
+    private static void awaitQuietly(java.util.concurrent.CountDownLatch latch) {
+        try {
+            latch.await(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
     }
 
